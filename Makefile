@@ -1,0 +1,31 @@
+# kcolour: every entry point.  `make help` lists them.
+#
+# Paths: build/ holds everything made inside the clone (ignored by git);
+# KCOLOUR_CACHE (outside the clone) holds what is worth keeping between
+# clones: the unpacked base kernel and finished kernel images, keyed by
+# series and fragments.
+
+SHARED        ?= $(abspath ../shared)
+FIXTURES      ?= $(SHARED)/fixtures/cpuid
+BUILD         := $(CURDIR)/build
+KCOLOUR_CACHE ?= $(HOME)/.cache/kcolour
+export SHARED FIXTURES BUILD KCOLOUR_CACHE
+
+.PHONY: all help deps probe check check-full
+
+all: probe
+
+help:
+	@echo "make deps        install the Debian packages the project needs"
+	@echo "make probe       build kcolour-probe and show this machine's caches"
+	@echo "make check       run every test (ends with 'N passed, N failed')"
+	@echo "make check-full  make check plus the heavy sweeps"
+	@echo "make tree        base kernel + series as git commits in build/linux"
+	@echo "make export      write build/linux's commits back to kernel-patches/"
+	@echo "make kernel      build bzImage (FRAGMENTS=...)"
+	@echo "make menuconfig  menuconfig on the patched tree"
+
+deps:
+	@bash scripts/deps.sh
+
+include mk/*.mk

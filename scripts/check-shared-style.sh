@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The decoder shared with the kernel must pass the kernel's checkpatch
+# --strict as it stands, since the series carries it unchanged.  checkpatch
+# comes from the base kernel (unpacked once into KCOLOUR_CACHE).  TAP output.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+KCOLOUR_CACHE=${KCOLOUR_CACHE:-$HOME/.cache/kcolour}
+TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+CP=$KCOLOUR_CACHE/checkpatch
+
+if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
+	mkdir -p "$CP"
+	tar -xJf "$TARBALL" -C "$CP" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' ||
+		{ echo "Bail out! cannot unpack checkpatch from $TARBALL"; exit 2; }
+fi
+
+n=0 rc=0
+for f in tools-probe/include/asm/kcolour_geom.h tools-probe/lib/kcolour_geom.c; do
+	n=$((n + 1))
+	out=$(cd "$CP" && ./scripts/checkpatch.pl --strict --no-tree --show-types -q -f "$OLDPWD/$f" 2>&1)
+	if [ -z "$out" ]; then
+		echo "ok $n - checkpatch --strict: $f"
+	else
+		echo "not ok $n - checkpatch --strict: $f"
+		echo "$out" | sed 's/^/# /'
+		rc=1
+	fi
+done
+echo "1..$n"
+exit $rc

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make check: every test, as suites of TAP; ends with "N passed, N failed".
+# FULL=1 (make check-full) runs the heavy variants: longer fuzzing.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. scripts/tap-suite.sh
+
+FIXTURES=${FIXTURES:-../shared/fixtures/cpuid}
+FUZZ_SECONDS=${FUZZ_SECONDS:-$([ -n "${FULL:-}" ] && echo 600 || echo 60)}
+T=tools-probe/tests
+CFLAGS_TEST="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers -Itools-probe/include -Itools-probe"
+
+[ -d "$FIXTURES" ] || { echo "error: no fixtures at $FIXTURES (../shared beside the clone?)" >&2; exit 2; }
+
+build() {
+	make -s -C tools-probe &&
+	cc $CFLAGS_TEST -o $T/test-geom $T/test-geom.c tools-probe/lib/kcolour_geom.c &&
+	cc $CFLAGS_TEST -o $T/test-dump $T/test-dump.c tools-probe/cpuid_dump.c &&
+	echo "ok 1 - probe and unit tests build with -Werror"
+}
+
+suite build build
+suite geom-unit $T/test-geom
+suite dump-unit env FIXTURES="$FIXTURES" $T/test-dump
+suite probe-cli bash $T/test-cli.sh tools-probe/kcolour-probe "$FIXTURES"
+suite fixtures python3 $T/check-fixtures.py tools-probe/kcolour-probe
+suite cpuid-tool python3 $T/check-cpuid-tool.py tools-probe/kcolour-probe
+suite leaf2-table python3 $T/check-leaf2-table.py tools-probe/kcolour-probe
+suite shared-style bash scripts/check-shared-style.sh
+suite fuzz bash $T/fuzz.sh "$FIXTURES" build/fuzz "$FUZZ_SECONDS"
+
+summary

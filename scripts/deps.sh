@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make deps: install the Debian packages the project needs, only those that
+# are missing, and say which.  Safe to run again: with nothing missing it
+# only checks.  Needs root (or sudo) when something is missing.
+set -euo pipefail
+
+# One group a line: what needs it, then the packages.
+PACKAGES=(
+	# kcolour-probe, its tests and fuzzing
+	gcc make libc6-dev python3 cpuid clang libclang-rt-14-dev
+	# kernel tree, build and checkpatch
+	linux-source-6.12 git flex bison bc libelf-dev libssl-dev libncurses-dev
+	xz-utils ccache cpio gzip perl
+	# QEMU runs, initramfs
+	qemu-system-x86 busybox-static
+	# plots
+	gnuplot-nox
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet; refresh them once, quietly.
+if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+	echo "deps: refreshing package lists"
+	$SUDO apt-get update -q >/dev/null
+	$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" ||
+		{ echo "error: apt-get could not install: ${missing[*]}" >&2; exit 1; }
+fi
+echo "deps: installed ${#missing[@]} package(s)"
