@@ -25,7 +25,6 @@ happens is stale and fails.  Output is TAP, one line per dump; exit 0 if
 all pass, 1 if not, 2 if the probe or `cpuid` is missing.
 """
 
-import json
 import os
 import re
 import shutil
@@ -34,9 +33,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-FIXTURES = Path(os.environ.get("FIXTURES") or ROOT.parent / "shared/fixtures/cpuid")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probelib import FIXTURES, Tap, cache_name, run_probe  # noqa: E402
 
 # InstLatx64 dumps converted by default: one per decoding path.
 SELECTED = (
@@ -65,7 +63,6 @@ QUIRKS = (
 )
 
 SOURCES = ("leaf4", "leaf2", "0x8000001d", "0x80000005", "0x80000006")
-TYPE_SUFFIX = {"data": "D", "instruction": "I", "unified": "", "trace": "T"}
 ABSENT = "-"
 
 
@@ -264,28 +261,17 @@ def cpuid_caches(path):
 
 # ---- comparison ----
 
-def cache_name(c):
-    return "L%d%s" % (c["level"], TYPE_SUFFIX.get(c["type"], "?"))
-
-
-def run_probe(probe, path):
-    out = subprocess.run([probe, "--cpuid-file", str(path), "--json"],
-                         capture_output=True, text=True, timeout=60)
-    if out.returncode:
-        raise RuntimeError("probe exit %d: %s" % (out.returncode, out.stderr.strip()[:300]))
-    return json.loads(out.stdout)["caches"]
-
-
 def compare(tool, probe_caches):
     """[(cache, field, cpuid says, probe says, source)]"""
     misses = []
-    have = {cache_name(c) for c in probe_caches}
+    have = {cache_name(c["level"], c["type"]) for c in probe_caches}
     used = {c.get("source") for c in probe_caches}
     for c in probe_caches:
         src = c.get("source")
         if src not in SOURCES:
             continue
-        match = [t for t in tool[src] if cache_name(t) == cache_name(c)]
+        name = cache_name(c["level"], c["type"])
+        match = [t for t in tool[src] if cache_name(t["level"], t["type"]) == name]
         fields = ("uops", "ways") if c["type"] == "trace" else ("size", "ways", "line")
         if src == "leaf2":
             fields += ("descriptor",)
@@ -294,25 +280,14 @@ def compare(tool, probe_caches):
             if want is None:		# cpuid printed no usable value
                 continue
             if want != c.get(f, ABSENT):
-                misses.append((cache_name(c), f, str(want), str(c.get(f, ABSENT)), src))
+                misses.append((name, f, str(want), str(c.get(f, ABSENT)), src))
     for src in sorted(used & set(SOURCES)):
         for t in tool[src]:
-            if cache_name(t) not in have:
-                misses += [(cache_name(t), f, str(t.get(f)), ABSENT, src)
+            name = cache_name(t["level"], t["type"])
+            if name not in have:
+                misses += [(name, f, str(t.get(f)), ABSENT, src)
                            for f in ("size", "ways", "line") if t.get(f) is not None]
     return misses
-
-
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def __call__(self, good, text, diag=()):
-        self.n += 1
-        self.failed += not good
-        print("%sok %d - %s" % ("" if good else "not ", self.n, text))
-        for d in diag:
-            print("#   " + d)
 
 
 def check(tap, probe, name, raw_path, original, quirks, used):
@@ -384,7 +359,7 @@ def main(argv):
     stale = sorted(k for k in quirks if k[0] in ran and k not in used)
     tap(not stale, "QUIRKS: %d listed, none stale" % len(quirks),
         ["stale: " + " ".join(k) for k in stale])
-    print("1..%d" % tap.n)
+    tap.plan()
     return 1 if tap.failed else 0
 
 

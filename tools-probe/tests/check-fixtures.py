@@ -47,13 +47,13 @@ is noticed rather than skipped.
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-FIXTURES = Path(os.environ.get("FIXTURES") or ROOT.parent / "shared/fixtures/cpuid")
+sys.path.insert(0, str(HERE))
+from probelib import FIXTURES, ProbeError, Tap, cache_name, run_probe  # noqa: E402
+
 EXCEPTIONS = HERE / "fixture-exceptions.txt"
 THRESHOLD = 98.0
 
@@ -64,15 +64,9 @@ SUMMARY = re.compile(
     r"(?P<ways>\d+)-way Associative,\s+(?P<line>\d+)-byte Line\s*$")
 AIDA_TYPE = {"Data": "data", "Instr.": "instruction", "Unified": "unified"}
 UNIT = {"KB": 1 << 10, "MB": 1 << 20}
-TYPE_SUFFIX = {"data": "D", "instruction": "I", "unified": "", "trace": "T"}
 AIDA_FIELDS = ("size", "ways", "line")
 CORE_FIELDS = ("size", "ways", "line", "uops", "source")
 ABSENT = "-"
-
-
-def cache_name(level, ctype):
-    """L1D, L1I, L2, L3, L1T (trace); L2D etc. for anything unusual."""
-    return "L%d%s" % (level, TYPE_SUFFIX.get(ctype, "?" + str(ctype)))
 
 
 def first_block(text):
@@ -123,21 +117,14 @@ def manual_oracle(manual, path):
     return caches
 
 
-def run_probe(probe, path):
+def probe_caches(probe, path):
     """{cache name: fields} from the probe's JSON, or an error string."""
     try:
-        out = subprocess.run([probe, "--cpuid-file", str(path), "--json"],
-                             capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return "probe did not run: %s" % e
-    if out.returncode:
-        return "probe exit %d: %s" % (out.returncode, out.stderr.strip()[:300])
-    try:
-        listed = json.loads(out.stdout)["caches"]
-        names = [cache_name(c["level"], c["type"]) for c in listed]
-        caches = dict(zip(names, listed))
-    except (ValueError, KeyError, TypeError) as e:
-        return "bad probe JSON: %s" % e
+        listed = run_probe(probe, path)
+    except ProbeError as e:
+        return str(e)
+    names = [cache_name(c["level"], c["type"]) for c in listed]
+    caches = dict(zip(names, listed))
     if len(caches) != len(names):
         return "probe lists a cache twice: %s" % " ".join(names)
     return caches
@@ -175,19 +162,6 @@ def load_exceptions():
     return exc
 
 
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def __call__(self, good, text, diag=()):
-        self.n += 1
-        self.failed += not good
-        print("%sok %d - %s" % ("" if good else "not ", self.n, text))
-        for d in diag:
-            print("#   " + d)
-        return good
-
-
 def main(argv):
     if len(argv) < 2:
         print("usage: %s PROBE [DUMP-NAME-SUBSTRING...]" % argv[0], file=sys.stderr)
@@ -217,7 +191,7 @@ def main(argv):
         man = manual_oracle(manual, path)
         if man is not None:
             oracles.append(("manual", man, None))
-        got = run_probe(probe, path)
+        got = probe_caches(probe, path)
         if bad or not oracles or isinstance(got, str):
             why = ["unparsed summary line: " + b for b in bad]
             why += [] if oracles else ["no oracle: no AIDA64 summary, not in expected-manual.json"]
@@ -252,7 +226,7 @@ def main(argv):
         stale = sorted(set(exceptions) - used)
         tap(not stale, "fixture-exceptions.txt: %d exception(s), none stale" % len(exceptions),
             ["stale: " + " ".join(k) for k in stale])
-    print("1..%d" % tap.n)
+    tap.plan()
     return 1 if tap.failed else 0
 
 

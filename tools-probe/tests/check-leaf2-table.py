@@ -8,11 +8,14 @@ CPU: level, type, size, ways, line.  A byte the tool calls a cache and the
 probe does not know (or the reverse) fails, unless listed in EXCEPTIONS.
 TAP output.  usage: check-leaf2-table.py PROBE
 """
-import json
+import os
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from probelib import Tap, run_probe  # noqa: E402
 
 # Bytes where the two decoders differ on purpose, with the reason.
 EXCEPTIONS = {
@@ -56,9 +59,7 @@ def tool_decode(path):
 
 
 def probe_decode(probe, path, d):
-    out = subprocess.run([probe, "--no-sysfs", "--json", "--cpuid-file", path, "--cpu", str(d - 1)],
-                         capture_output=True, text=True, check=True).stdout
-    caches = json.loads(out)["caches"]
+    caches = run_probe(probe, path, "--no-sysfs", "--cpu", d - 1)
     if not caches:
         return None
     c = caches[0]
@@ -74,21 +75,19 @@ def main():
         if len(tool) < 60:
             print(f"Bail out! the cpuid tool decoded only {len(tool)} cache descriptors")
             return 2
-        n = failed = 0
+        tap = Tap()
         for d in range(1, 0xFF):
             mine, theirs = probe_decode(probe, f.name, d), tool.get(d)
             if mine is None and theirs is None:
                 continue
-            n += 1
             if mine == theirs:
-                print(f"ok {n} - descriptor 0x{d:02x}: {mine}")
+                tap(True, f"descriptor 0x{d:02x}: {mine}")
             elif d in EXCEPTIONS:
-                print(f"ok {n} - descriptor 0x{d:02x}: probe {mine}, tool {theirs} # exception: {EXCEPTIONS[d]}")
+                tap(True, f"descriptor 0x{d:02x}: probe {mine}, tool {theirs} # exception: {EXCEPTIONS[d]}")
             else:
-                failed += 1
-                print(f"not ok {n} - descriptor 0x{d:02x}: probe {mine}, cpuid tool {theirs}")
-    print(f"1..{n}")
-    return 1 if failed else 0
+                tap(False, f"descriptor 0x{d:02x}: probe {mine}, cpuid tool {theirs}")
+    tap.plan()
+    return 1 if tap.failed else 0
 
 
 if __name__ == "__main__":
