@@ -24,6 +24,8 @@ help:
 	@echo "make export      write build/linux's commits back to kernel-patches/"
 	@echo "make kernel      build bzImage (FRAGMENTS=...)"
 	@echo "make menuconfig  menuconfig on the patched tree"
+	@echo "make initramfs   busybox initramfs (INITRAMFS_FILES=\"src:dest ...\")"
+	@echo "make kernel-smoke  build the QEMU test kernel, boot it on two CPU models"
 
 deps:
 	@bash scripts/deps.sh

@@ -1,0 +1,33 @@
+# Kernel tree, build and boot targets (included by the top Makefile).
+#
+#   make tree                 base kernel + kernel-patches/series as commits in build/linux
+#                             (KSRC=/path/to/git/tree for another base, FORCE=1 to discard work)
+#   make export               build/linux's commits since kcolour-base -> kernel-patches/
+#   make kernel               bzImage -> build/kernel/NAME/ (FRAGMENTS="a.config b.config", NAME=)
+#   make menuconfig           menuconfig on build/linux in the same object dir
+#   make initramfs            busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
+#   make kernel-smoke         build qemu-test, boot it under Skylake-Client and EPYC, show cache sysfs
+
+FRAGMENTS ?= qemu-test.config
+INITRAMFS_FILES ?=
+export FRAGMENTS
+
+.PHONY: tree export kernel menuconfig initramfs kernel-smoke
+
+tree:
+	@bash scripts/kernel-tree.sh
+
+export:
+	@bash scripts/kernel-export.sh
+
+kernel:
+	@bash scripts/kernel-build.sh
+
+menuconfig:
+	@bash scripts/kernel-menuconfig.sh
+
+initramfs:
+	@bash selftests/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
+
+kernel-smoke:
+	@bash selftests/kernel-smoke.sh
