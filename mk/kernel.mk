@@ -8,7 +8,8 @@
 #   make initramfs            busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
 #   make kernel-smoke         build qemu-test, boot it under Skylake-Client and EPYC, show cache sysfs
 
-FRAGMENTS ?= qemu-test.config
+# The one test image: every feature built in and selected at boot.
+FRAGMENTS ?= qemu-test.config kcolour.config
 INITRAMFS_FILES ?=
 export FRAGMENTS
 
@@ -31,3 +32,9 @@ initramfs:
 
 kernel-smoke:
 	@bash selftests/kernel-smoke.sh
+
+.PHONY: demo
+
+# The main job: see selftests/demo.sh (CPU=model N=tasks APPEND="args").
+demo: deps
+	@bash selftests/demo.sh

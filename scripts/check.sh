@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make check: every test, as suites of TAP; ends with "N passed, N failed".
 # FULL=1 (make check-full) runs the heavy variants: longer fuzzing.
+# Kernel images are cached outside the clone (KCOLOUR_CACHE), keyed by the
+# series and the fragments, so a second run only boots.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/tap-suite.sh
@@ -11,6 +13,14 @@ T=tools-probe/tests
 CFLAGS_TEST="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers -Itools-probe/include -Itools-probe"
 
 [ -d "$FIXTURES" ] || { echo "error: no fixtures at $FIXTURES (../shared beside the clone?)" >&2; exit 2; }
+
+# single DESCRIPTION CMD...: one TAP line for a command's exit status.
+single() {
+	local what=$1
+	shift
+	if "$@"; then echo "ok 1 - $what"; else echo "not ok 1 - $what"; fi
+	echo "1..1"
+}
 
 build() {
 	make -s -C tools-probe &&
@@ -28,5 +38,12 @@ suite cpuid-tool python3 $T/check-cpuid-tool.py tools-probe/kcolour-probe
 suite leaf2-table python3 $T/check-leaf2-table.py tools-probe/kcolour-probe
 suite shared-style bash scripts/check-shared-style.sh
 suite fuzz bash $T/fuzz.sh "$FIXTURES" build/fuzz "$FUZZ_SECONDS"
+
+# The kernel series: applies, checkpatch, the shared decoder; then the
+# feature-off image boots, and the test image runs the demo on every model.
+suite series bash scripts/check-series.sh
+suite kernel-off single "series applied, colouring not built: builds and boots (Skylake-Client, EPYC)" \
+	bash selftests/kernel-smoke.sh
+suite demo-matrix bash selftests/check-demo.sh
 
 summary

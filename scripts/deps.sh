@@ -10,7 +10,7 @@ PACKAGES=(
 	gcc make libc6-dev python3 cpuid clang libclang-rt-14-dev
 	# kernel tree, build and checkpatch
 	linux-source-6.12 git flex bison bc libelf-dev libssl-dev libncurses-dev
-	xz-utils ccache cpio gzip perl
+	xz-utils ccache cpio gzip perl python3-ply
 	# QEMU runs, initramfs
 	qemu-system-x86 busybox-static
 	# plots

@@ -23,7 +23,8 @@ KSRC=${KSRC:-}
 # every compiler command is the same in any clone at any path: ccache then
 # hits across clones (it would not with an object dir at a fixed path
 # outside the clone, since kbuild names sources by absolute path).
-FRAGMENTS=${FRAGMENTS:-qemu-test.config}
+# The one test image: every feature built in and selected at boot.
+FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config}
 NAME=${NAME:-$(for f in $FRAGMENTS; do basename "$f" .config; done | paste -sd+)}
 OBJ=${KCOLOUR_OBJ:-$BUILD/obj}/$NAME
 

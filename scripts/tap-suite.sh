@@ -17,7 +17,9 @@ suite() {
 	shift
 	start=$(date +%s)
 	echo "== $name: $*"
-	"$@" >"$log" 2>&1 || rc=$?
+	# Progress lines ("[step] ...") of long suites show as they come.
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^\[[a-z-]+\] ' | sed 's/^/   /'
+	rc=${PIPESTATUS[0]}
 	pass=$(grep -c '^ok ' "$log" || true)
 	fail=$(grep -c '^not ok ' "$log" || true)
 	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then

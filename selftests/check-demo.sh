@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make check's QEMU part of the kernel series: `make demo` on every CPU
+# model of selftests/qemu-models.tsv (64 tasks, balanced histogram), then
+# boots with colouring off and with bad kstack_colour= tokens.  Each
+# boot's checks become TAP lines prefixed with the case.  Progress lines
+# go out as "[demo-matrix] ...".
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+MODELS=${MODELS:-$(grep -v '^#' "$ROOT/selftests/qemu-models.tsv" | cut -f1)}
+n=0 failed=0
+
+tap() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+
+# run_case NAME [ENV=VALUE ...]: one demo boot; its TAP lines, renumbered.
+run_case() {
+	local name=$1 out rc line
+	shift
+	echo "[demo-matrix] $name"
+	out=$(env "$@" bash "$ROOT/selftests/demo.sh" 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) tap 0 "$name: ${line#ok * - }" ;;
+		"not ok "*) tap 1 "$name: ${line#not ok * - }" ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || { echo "$out" | tail -n 15 | sed 's/^/# /'; tap 1 "$name: make demo exited $rc"; }
+	LAST_OUT=$out
+}
+
+while IFS= read -r model; do
+	[ -n "$model" ] && run_case "$model" CPU="$model" N=64
+done <<<"$MODELS"
+
+run_case "kstack_colour=off" CPU=Skylake-Client N=16 APPEND="kstack_colour=off"
+
+bad="kstack_colour=banana,policy=rr,colours=0,max_offset=2048,colours=99999,shift=63,policy=,step=100"
+run_case "bad tokens" CPU=Skylake-Client N=16 APPEND="$bad"
+log=$BUILD/demo/Skylake-Client.log
+for tok in banana colours=0 colours=99999 shift=63 policy= step=100; do
+	[ "$(grep -c "kstack_colour: ignoring '$tok' in kstack_colour=" "$log")" -ge 1 ]
+	tap $? "bad tokens: one warning names '$tok'"
+done
+[ "$(grep -v '^D ' "$log" | grep -c "kstack_colour: ignoring")" -eq 6 ]
+tap $? "bad tokens: exactly six warnings, no more"
+grep -q 'shift 12: 33 colours x 64 B, max 2048 B, policy rr (command line)' "$log"
+tap $? "bad tokens: the valid ones around them apply (policy rr, max_offset=2048: 33 colours)"
+
+echo "1..$n"
+[ $failed -eq 0 ]
