@@ -9,7 +9,7 @@
 #   make kernel-smoke         build qemu-test, boot it under Skylake-Client and EPYC, show cache sysfs
 
 # The one test image: every feature built in and selected at boot.
-FRAGMENTS ?= qemu-test.config kcolour.config
+FRAGMENTS ?= qemu-test.config kcolour.config kcolour-test.config
 INITRAMFS_FILES ?=
 export FRAGMENTS
 
@@ -38,3 +38,9 @@ kernel-smoke:
 # The main job: see selftests/demo.sh (CPU=model N=tasks APPEND="args").
 demo: deps
 	@bash selftests/demo.sh
+
+.PHONY: selftests
+
+# KUnit + the kstack_colour kselftest under QEMU (MODELS="a b", APPEND=args).
+selftests: deps
+	@bash selftests/run-selftests.sh

@@ -40,10 +40,12 @@ suite shared-style bash scripts/check-shared-style.sh
 suite fuzz bash $T/fuzz.sh "$FIXTURES" build/fuzz "$FUZZ_SECONDS"
 
 # The kernel series: applies, checkpatch, the shared decoder; then the
-# feature-off image boots, and the test image runs the demo on every model.
+# feature-off image boots, the test image runs the demo on every model, and
+# its KUnit suite and kselftest run on three models.
 suite series bash scripts/check-series.sh
 suite kernel-off single "series applied, colouring not built: builds and boots (Skylake-Client, EPYC)" \
 	bash selftests/kernel-smoke.sh
 suite demo-matrix bash selftests/check-demo.sh
+suite selftests bash selftests/run-selftests.sh
 
 summary

@@ -24,7 +24,7 @@ KSRC=${KSRC:-}
 # hits across clones (it would not with an object dir at a fixed path
 # outside the clone, since kbuild names sources by absolute path).
 # The one test image: every feature built in and selected at boot.
-FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config}
+FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config kcolour-test.config}
 NAME=${NAME:-$(for f in $FRAGMENTS; do basename "$f" .config; done | paste -sd+)}
 OBJ=${KCOLOUR_OBJ:-$BUILD/obj}/$NAME
 
