@@ -45,6 +45,7 @@ suite fuzz bash $T/fuzz.sh "$FIXTURES" build/fuzz "$FUZZ_SECONDS"
 suite series bash scripts/check-series.sh
 suite kernel-off single "series applied, colouring not built: builds and boots (Skylake-Client, EPYC)" \
 	bash selftests/kernel-smoke.sh
+suite kernel-test single "the test image (every feature built in) builds" bash scripts/kernel-build.sh
 suite demo-matrix bash selftests/check-demo.sh
 suite selftests bash selftests/run-selftests.sh
 
