@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check: every test, as suites of TAP; ends with "N passed, N failed".
-# FULL=1 (make check-full) runs the heavy variants: longer fuzzing.
+# FULL=1 (make check-full) runs the heavy variants: longer fuzzing, and
+# the selftests on every model and boot-parameter case.
 # Kernel images are cached outside the clone (KCOLOUR_CACHE), keyed by the
 # series and the fragments, so a second run only boots.
 set -uo pipefail
@@ -48,5 +49,6 @@ suite kernel-off single "series applied, colouring not built: builds and boots (
 suite kernel-test single "the test image (every feature built in) builds" bash scripts/kernel-build.sh
 suite demo-matrix bash selftests/check-demo.sh
 suite selftests bash selftests/run-selftests.sh
+[ -z "${FULL:-}" ] || suite selftests-matrix bash selftests/run-matrix.sh
 
 summary

@@ -16,12 +16,21 @@ tap() {
 }
 
 # run_case NAME [ENV=VALUE ...]: one demo boot; its TAP lines, renumbered.
+# The balanced histogram is even only if no other task forked during the
+# demo's forks (the kernel's own workers may), so a boot that fails on that
+# alone is booted once more.
 run_case() {
 	local name=$1 out rc line
 	shift
 	echo "[demo-matrix] $name"
 	out=$(env "$@" bash "$ROOT/selftests/demo.sh" 2>&1)
 	rc=$?
+	if [ $rc -ne 0 ] && [ "$(grep '^not ok' <<<"$out" | grep -vc 'balanced: max - min')" -eq 0 ]; then
+		echo "# $name: only the balanced spread failed; booting once more"
+		grep '^not ok' <<<"$out" | sed 's/^/# first boot: /'
+		out=$(env "$@" bash "$ROOT/selftests/demo.sh" 2>&1)
+		rc=$?
+	fi
 	while IFS= read -r line; do
 		case $line in
 		"ok "*) tap 0 "$name: ${line#ok * - }" ;;
