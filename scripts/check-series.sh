@@ -12,11 +12,7 @@ SHARED_FILES=(
 	"arch/x86/include/asm/kcolour_geom.h tools-probe/include/asm/kcolour_geom.h"
 	"arch/x86/kernel/cpu/kcolour_geom.c tools-probe/lib/kcolour_geom.c"
 )
-n=0 failed=0
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. scripts/tap-lib.sh
 
 mapfile -t patches < <(series_patches)
 [ ${#patches[@]} -gt 0 ] || { echo "Bail out! kernel-patches/series lists no patch"; exit 1; }
@@ -55,5 +51,4 @@ for pair in "${SHARED_FILES[@]}"; do
 done
 rm -rf "$scratch"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -8,19 +8,15 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 MODELS=${MODELS:-$(grep -v '^#' "$ROOT/selftests/qemu-models.tsv" | cut -f1)}
-n=0 failed=0
+. "$ROOT/scripts/tap-lib.sh"
 
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 
 # run_case NAME [ENV=VALUE ...]: one demo boot; its TAP lines, renumbered.
 # The balanced histogram is even only if no other task forked during the
 # demo's forks (the kernel's own workers may), so a boot that fails on that
 # alone is booted once more.
 run_case() {
-	local name=$1 out rc line
+	local name=$1 out rc
 	shift
 	echo "[demo-matrix] $name"
 	out=$(env "$@" bash "$ROOT/selftests/demo.sh" 2>&1)
@@ -31,12 +27,7 @@ run_case() {
 		out=$(env "$@" bash "$ROOT/selftests/demo.sh" 2>&1)
 		rc=$?
 	fi
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap 0 "$name: ${line#ok * - }" ;;
-		"not ok "*) tap 1 "$name: ${line#not ok * - }" ;;
-		esac
-	done <<<"$out"
+	tap_forward "$name" <<<"$(grep -E '^(ok|not ok) ' <<<"$out")"
 	[ $rc -eq 0 ] || { echo "$out" | tail -n 15 | sed 's/^/# /'; tap 1 "$name: make demo exited $rc"; }
 	LAST_OUT=$out
 }
@@ -59,5 +50,4 @@ tap $? "bad tokens: exactly six warnings, no more"
 grep -q 'shift 12: 33 colours x 64 B, max 2048 B, policy rr (command line)' "$log"
 tap $? "bad tokens: the valid ones around them apply (policy rr, max_offset=2048: 33 colours)"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -7,25 +7,15 @@
 # Skylake-Client.  TAP on stdout, a progress line per case.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-n=0 failed=0
+. "$ROOT/scripts/tap-lib.sh"
 
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 
 # run_case NAME MODEL APPEND [ALLOW_SKIP]
 run_case() {
-	local name=$1 model=$2 append=$3 allow=${4:-} out line
+	local name=$1 model=$2 append=$3 allow=${4:-} out
 	echo "[matrix] $name"
 	out=$(MODELS=$model APPEND=$append ALLOW_SKIP=$allow bash "$ROOT/selftests/run-selftests.sh" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap 0 "$name: ${line#ok * - }" ;;
-		"not ok "*) tap 1 "$name: ${line#not ok * - }" ;;
-		"Bail out!"*) tap 1 "$name: $line" ;;
-		esac
-	done <<<"$out"
+	tap_forward "$name" <<<"$(grep -E '^(ok|not ok|Bail out!) ' <<<"$out")"
 }
 
 while IFS= read -r model; do
@@ -43,5 +33,4 @@ run_case "level=2" Skylake-Client "kstack_colour=level=2,policy=mod"
 run_case "bad tokens" Skylake-Client \
 	"kstack_colour=banana,policy=rr,colours=0,max_offset=2048,colours=99999,shift=63,policy=,step=100"
 
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

@@ -19,13 +19,9 @@ OUT=$BUILD/selftests
 TREE=$BUILD/linux
 DEFAULT_MODELS=("Skylake-Client" "EPYC" "qemu64,level=1,xlevel=0x80000004")
 [ $# -gt 0 ] && MODELS=("$@") || read -r -a MODELS <<<"${MODELS:-${DEFAULT_MODELS[*]}}"
-n=0 failed=0
+. "$ROOT/scripts/tap-lib.sh"
 
 say() { echo "[selftests] $*"; }
-tap() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 bail() { echo "Bail out! $*"; exit 1; }
 
 mkdir -p "$OUT"
@@ -69,18 +65,11 @@ for model in "${MODELS[@]}"; do
 	say "$model: boot exit $rc, $(grep -c '^ok' "$OUT/$name.tap") passed," \
 		"$(grep -c '^not ok' "$OUT/$name.tap") failed ($(($(date +%s) - start))s)"
 	tap "$rc" "$model: boots and runs the tests to the end"
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) tap 0 "$model: ${line#ok * - }" ;;
-		"not ok "*) tap 1 "$model: ${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <"$OUT/$name.tap"
+	tap_forward "$model" <"$OUT/$name.tap"
 	summary+=("$(printf '%-34s %6d %6d' "$model" "$(grep -c '^ok' "$OUT/$name.tap")" \
 		"$(grep -c '^not ok' "$OUT/$name.tap")")")
 done
 
 echo "# $(printf '%-34s %6s %6s' model passed failed)"
 for s in "${summary[@]}"; do echo "# $s"; done
-echo "1..$n"
-[ $failed -eq 0 ]
+tap_end

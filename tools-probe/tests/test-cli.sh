@@ -10,18 +10,7 @@ PROBE=$(realpath "${1:?usage: test-cli.sh PROBE [FIXTURES]}")
 FIXTURES=${2:-${FIXTURES:-../shared/fixtures/cpuid}}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/../../scripts/tap-lib.sh"
 
 # json FILE EXPR: evaluate a python expression over the parsed JSON as j.
 json() {
@@ -34,7 +23,7 @@ bad() {
 	shift
 	"$PROBE" "$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
-	ok "$([ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ]; echo $?)" \
+	tap "$([ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ ! -s "$TMP/out" ]; echo $?)" \
 		"bad input, $name: exit 2, one line: $(head -c 150 "$TMP/err")"
 }
 
@@ -61,13 +50,13 @@ fake_sysfs() {
 
 # --- the live machine --------------------------------------------------------
 "$PROBE" >"$TMP/live.txt" 2>"$TMP/live.err"
-ok $? "live run exits 0"
+tap $? "live run exits 0"
 grep -q '^recommendation: level [12], shift [0-9]*' "$TMP/live.txt"
-ok $? "live run prints a recommendation"
+tap $? "live run prints a recommendation"
 "$PROBE" --json >"$TMP/live.json" 2>/dev/null
-ok "$(json "$TMP/live.json" "int(len(j['caches']) > 0 and j['recommendation']['colours'] > 1)" | grep -qx 1; echo $?)" \
+tap "$(json "$TMP/live.json" "int(len(j['caches']) > 0 and j['recommendation']['colours'] > 1)" | grep -qx 1; echo $?)" \
 	"live --json parses and finds caches"
-ok "$(json "$TMP/live.json" "int(j['sysfs']['available'] and j['sysfs']['mismatches'] == [])" | grep -qx 1; echo $?)" \
+tap "$(json "$TMP/live.json" "int(j['sysfs']['available'] and j['sysfs']['mismatches'] == [])" | grep -qx 1; echo $?)" \
 	"live sysfs cross-check agrees on this machine: $(json "$TMP/live.json" "j['sysfs']['mismatches']")"
 
 # --- a planted sysfs mismatch -------------------------------------------------
@@ -79,14 +68,14 @@ for d in "$real"/index*; do
 done >"$TMP/real.txt"
 awk '$1 == 0 { $5 = $5 * 2 } { print }' "$TMP/real.txt" | fake_sysfs "$TMP/planted"
 "$PROBE" --json --sysfs-root "$TMP/planted" >"$TMP/planted.json"
-ok "$(json "$TMP/planted.json" "len(j['sysfs']['mismatches'])" | grep -qx 1; echo $?)" \
+tap "$(json "$TMP/planted.json" "len(j['sysfs']['mismatches'])" | grep -qx 1; echo $?)" \
 	"one planted mismatch, one reported: $(json "$TMP/planted.json" "j['sysfs']['mismatches']")"
 "$PROBE" --sysfs-root "$TMP/planted" | grep -q '^sysfs: disagrees: L1 .* ways: CPUID'
-ok $? "table output names the disagreeing field"
+tap $? "table output names the disagreeing field"
 "$PROBE" --strict --sysfs-root "$TMP/planted" >/dev/null
-ok "$([ $? -eq 1 ]; echo $?)" "--strict exits 1 on a disagreement"
+tap "$([ $? -eq 1 ]; echo $?)" "--strict exits 1 on a disagreement"
 "$PROBE" --strict --sysfs-root "$TMP/nonexistent" >"$TMP/none.txt"
-ok "$([ $? -eq 0 ] && grep -q 'not available' "$TMP/none.txt"; echo $?)" \
+tap "$([ $? -eq 0 ] && grep -q 'not available' "$TMP/none.txt"; echo $?)" \
 	"absent sysfs tree: said, not an error"
 
 # Linux 6.12's legacy-AMD bug: an 8-way L1D through the L2 table shows 16-way.
@@ -103,7 +92,7 @@ fake_sysfs "$TMP/epyc-sysfs" <<'EOF'
 3 3 Unified 16384K 16 64 16384
 EOF
 "$PROBE" --json --cpuid-file "$TMP/epyc.raw" --sysfs-root "$TMP/epyc-sysfs" >"$TMP/epyc.json"
-ok "$(json "$TMP/epyc.json" "j['sysfs']['mismatches']" | grep -q "L1 data ways: CPUID 8 (0x80000005), sysfs 16" &&
+tap "$(json "$TMP/epyc.json" "j['sysfs']['mismatches']" | grep -q "L1 data ways: CPUID 8 (0x80000005), sysfs 16" &&
 	json "$TMP/epyc.json" "len(j['sysfs']['mismatches'])" | grep -qx 2; echo $?)" \
 	"EPYC-style dump vs Linux 6.12 sysfs: the 16-way L1D (and its 32 sets) reported"
 
@@ -113,29 +102,29 @@ raw_dump >"$TMP/noinfo.raw" <<'EOF'
 0x80000000 0 0x80000004 0 0 0
 EOF
 "$PROBE" --json --cpuid-file "$TMP/noinfo.raw" >"$TMP/noinfo.json"
-ok "$(json "$TMP/noinfo.json" "(len(j['caches']), j['recommendation']['fallback'], j['recommendation']['shift'])" |
+tap "$(json "$TMP/noinfo.json" "(len(j['caches']), j['recommendation']['fallback'], j['recommendation']['shift'])" |
 	grep -qx '(0, True, 12)'; echo $?)" "no cache information: safe default shift 12, said so"
 "$PROBE" --cpuid-file "$TMP/noinfo.raw" | grep -q 'note: no cache information'
-ok $? "no cache information: a note line in the table"
+tap $? "no cache information: a note line in the table"
 
 # --- output modes agree with each other ---------------------------------------
 sky=$FIXTURES/GenuineIntel00406E3_Skylake.cpuid-r.txt
 "$PROBE" --json --cpuid-file "$sky" >"$TMP/sky.json"
 rec=$(json "$TMP/sky.json" "'shift=%d,colours=%d,step=%d,max_offset=%d,policy=%s' % tuple(j['recommendation'][k] for k in ('shift','colours','step','max_offset','policy'))")
 "$PROBE" --cmdline --cpuid-file "$sky" | grep -q "^kstack_colour=on,level=1,$rec\$"
-ok $? "--cmdline matches --json ($rec)"
+tap $? "--cmdline matches --json ($rec)"
 "$PROBE" --kconfig --cpuid-file "$sky" >"$TMP/sky.config"
 grep -q '^CONFIG_KSTACK_COLOURS=17$' "$TMP/sky.config" && grep -q '^CONFIG_KSTACK_COLOUR_SHIFT=12$' "$TMP/sky.config" &&
 	grep -q '^CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y$' "$TMP/sky.config"
-ok $? "--kconfig for Skylake: shift 12, 17 colours, balanced"
+tap $? "--kconfig for Skylake: shift 12, 17 colours, balanced"
 "$PROBE" --json --cpuid-file "$sky" --policy addr --max-offset 2048 >"$TMP/sky2.json"
-ok "$(json "$TMP/sky2.json" "(j['recommendation']['colours'], j['recommendation']['policy'])" |
+tap "$(json "$TMP/sky2.json" "(j['recommendation']['colours'], j['recommendation']['policy'])" |
 	grep -qx "(32, 'addr')"; echo $?)" "--policy addr --max-offset 2048: 32 colours"
 "$PROBE" --json --cpuid-file "$sky" --level 2 >"$TMP/sky3.json"
-ok "$(json "$TMP/sky3.json" "(j['recommendation']['level'], j['recommendation']['shift'])" |
+tap "$(json "$TMP/sky3.json" "(j['recommendation']['level'], j['recommendation']['shift'])" |
 	grep -qx "(2, 16)"; echo $?)" "--level 2 on Skylake (256K 4-way L2): shift 16"
 "$PROBE" --cpuid-file "$FIXTURES/instlatx64/GenuineIntel00406E3_Skylake_CPUID.txt" --cpu 3 --json >"$TMP/cpu3.json"
-ok $? "--cpu 3 of an AIDA64 dump"
+tap $? "--cpu 3 of an AIDA64 dump"
 
 # --- bad input ---------------------------------------------------------------------
 bad "missing file" --cpuid-file "$TMP/does-not-exist"
@@ -170,5 +159,4 @@ bad "--level 3" --level 3
 bad "--cpu without a file" --cpu 1
 bad "stray argument" extra
 
-echo "1..$n"
-exit $((failed > 0))
+tap_end
