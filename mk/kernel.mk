@@ -44,3 +44,9 @@ demo: deps
 # KUnit + the kstack_colour kselftest under QEMU (MODELS="a b", APPEND=args).
 selftests: deps
 	@bash selftests/run-selftests.sh
+
+.PHONY: bisect-check
+
+# Every commit of the series builds on its own (not in make check: minutes a commit).
+bisect-check:
+	@bash scripts/kernel-bisect-check.sh
