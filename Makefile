@@ -16,10 +16,13 @@ export SHARED FIXTURES BUILD KCOLOUR_CACHE
 all: probe
 
 help:
+	@echo "make demo        main job: build the patched kernel, boot it under QEMU, show what it chose"
 	@echo "make deps        install the Debian packages the project needs"
 	@echo "make probe       build kcolour-probe and show this machine's caches"
 	@echo "make check       run every test (ends with 'N passed, N failed')"
-	@echo "make check-full  make check plus the heavy sweeps"
+	@echo "make check-full  make check plus the heavy sweeps (full selftest matrix, 600 s fuzzing)"
+	@echo "make selftests   KUnit + the kstack_colour kselftest under QEMU (MODELS=..., APPEND=...)"
+	@echo "make bisect-check  build every commit of the series on its own"
 	@echo "make tree        base kernel + series as git commits in build/linux"
 	@echo "make export      write build/linux's commits back to kernel-patches/"
 	@echo "make kernel      build bzImage (FRAGMENTS=...)"
