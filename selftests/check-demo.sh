@@ -10,7 +10,6 @@ BUILD=${BUILD:-$ROOT/build}
 MODELS=${MODELS:-$(grep -v '^#' "$ROOT/selftests/qemu-models.tsv" | cut -f1)}
 . "$ROOT/scripts/tap-lib.sh"
 
-
 # run_case NAME [ENV=VALUE ...]: one demo boot; its TAP lines, renumbered.
 # The balanced histogram is even only if no other task forked during the
 # demo's forks (the kernel's own workers may), so a boot that fails on that
@@ -29,7 +28,6 @@ run_case() {
 	fi
 	tap_forward "$name" <<<"$(grep -E '^(ok|not ok) ' <<<"$out")"
 	[ $rc -eq 0 ] || { echo "$out" | tail -n 15 | sed 's/^/# /'; tap 1 "$name: make demo exited $rc"; }
-	LAST_OUT=$out
 }
 
 while IFS= read -r model; do

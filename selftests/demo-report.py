@@ -15,19 +15,11 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools-probe/tests"))
+from probelib import Tap  # noqa: E402
+
 MODELS = Path(__file__).resolve().parent / "qemu-models.tsv"
 SYSFS_TYPE = {"Data": "data", "Instruction": "instruction", "Unified": "unified"}
-
-
-class Tap:
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def __call__(self, good, text):
-        self.n += 1
-        self.failed += not good
-        print("%sok %d - %s" % ("" if good else "not ", self.n, text))
-        return good
 
 
 def truth(model):
@@ -180,7 +172,7 @@ def main(argv):
     if params.get("policy") == "balanced" and summary:
         spread = int(summary["max"]) - int(summary["min"])
         tap(spread <= 1, "balanced: max - min = %d over %s colours" % (spread, summary["colours"]))
-    print("1..%d" % tap.n)
+    tap.plan()
     return 1 if tap.failed else 0
 
 

@@ -14,6 +14,10 @@ usage: parse-results.py CONSOLE.LOG [--allow-skip]
 """
 import re
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools-probe/tests"))
+from probelib import Tap  # noqa: E402
 
 KUNIT_CASE = re.compile(r"^ {4}(not ok|ok) \d+ (\S+)(.*)$")
 KUNIT_SUB = re.compile(r"^ {8}(not ok|ok) \d+ (.*)$")
@@ -23,15 +27,9 @@ SPLAT = re.compile(r"(BUG: |WARNING: CPU|Oops: |Kernel panic|general protection 
                    r"KASAN|UBSAN|possible circular locking|stack-protector)")
 
 
-COUNT = [0]
-
-
-def emit(good, text):
-    COUNT[0] += 1
-    print("%s %d - %s" % ("ok" if good else "not ok", COUNT[0], text))
-
 
 def main(log, allow_skip):
+    emit = Tap()
     lines = open(log, errors="replace").read().splitlines()
     suite, cases, subs, ksft, in_ksft, ksft_rc = None, [], [], [], False, None
     for line in lines:
@@ -78,7 +76,7 @@ def main(log, allow_skip):
     splats = [line for line in lines if SPLAT.search(line)]
     emit(not splats, "console: no BUG, WARNING, Oops or sanitizer report"
          + ("" if not splats else ": " + splats[0][:120]))
-    print("1..%d" % COUNT[0])
+    emit.plan()
 
 
 if __name__ == "__main__":
