@@ -41,12 +41,20 @@ demo: deps
 
 .PHONY: selftests
 
-# KUnit + the kstack_colour kselftest under QEMU (MODELS="a b", APPEND=args).
+# The selftest matrix of selftests/cases.tsv under QEMU: SET=check (make
+# check's cases) or SET=full; CASES=regex picks cases by name.
+SET ?= check
 selftests: deps
-	@bash selftests/run-selftests.sh
+	@bash selftests/run-selftests.sh $(SET)
 
 .PHONY: bisect-check
 
 # Every commit of the series builds on its own (not in make check: minutes a commit).
 bisect-check:
 	@bash scripts/kernel-bisect-check.sh
+
+.PHONY: falign-report
+
+# One kernel per function alignment choice, compared (docs/results/falign.md).
+falign-report: deps
+	@bash scripts/falign-report.sh

@@ -39,16 +39,18 @@ suite cpuid-tool python3 $T/check-cpuid-tool.py tools-probe/kcolour-probe
 suite leaf2-table python3 $T/check-leaf2-table.py tools-probe/kcolour-probe
 suite shared-style bash scripts/check-shared-style.sh
 suite fuzz bash $T/fuzz.sh "$FIXTURES" build/fuzz "$FUZZ_SECONDS"
+suite falign-report single "falign-report builds with -Werror" make -s -C tools-probe falign-report
+suite falign-unit bash $T/test-falign.sh tools-probe/falign-report
 
 # The kernel series: applies, checkpatch, the shared decoder; then the
 # feature-off image boots, the test image runs the demo on every model, and
-# its KUnit suite and kselftest run on three models.
+# the selftest matrix runs (selftests/cases.tsv: make check's cases, or all).
 suite series bash scripts/check-series.sh
+suite falign-check bash scripts/check-falign.sh
 suite kernel-off single "series applied, colouring not built: builds and boots (Skylake-Client, EPYC)" \
 	bash selftests/kernel-smoke.sh
 suite kernel-test single "the test image (every feature built in) builds" bash scripts/kernel-build.sh
 suite demo-matrix bash selftests/check-demo.sh
-suite selftests bash selftests/run-selftests.sh
-[ -z "${FULL:-}" ] || suite selftests-matrix bash selftests/run-matrix.sh
+suite selftests bash selftests/run-selftests.sh "$([ -n "${FULL:-}" ] && echo full || echo check)"
 
 summary

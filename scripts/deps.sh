@@ -13,6 +13,9 @@ PACKAGES=(
 	xz-utils ccache cpio gzip perl python3-ply
 	# QEMU runs, initramfs
 	qemu-system-x86 busybox-static
+	# the upstream selftests, static (x86's ptrace_syscall needs a 32-bit
+	# capable compiler even in its 64-bit build; clone3 needs libcap)
+	gcc-multilib libc6-dev-i386 libcap-dev
 	# plots
 	gnuplot-nox
 )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: scripts/kernel-build.sh   (make kernel [FRAGMENTS="a.config b.config"] [NAME=x])
+# Usage: scripts/kernel-build.sh   (make kernel [FRAGMENTS="a.config b.config"] [NAME=x] [BASE=1])
 #
 # Builds bzImage from build/linux: tinyconfig, then the fragments (names in
 # Kconfig-fragments/, default qemu-test.config) merged with merge_config.sh,
@@ -142,7 +142,7 @@ main() {
 	local key="" start=$SECONDS reason
 	[ $# -eq 0 ] || error "usage: make kernel [FRAGMENTS=\"a.config b.config\"] [NAME=x] (no arguments)"
 	fragment_files >/dev/null
-	reason=$(tree_unsaved)
+	reason=$([ -n "$BASE" ] || tree_unsaved)
 	if [ -d "$TREE/.git" ] && [ -n "$reason" ]; then
 		say "warning: $reason: building that working tree, not caching the image"
 	else
@@ -153,7 +153,9 @@ main() {
 			return
 		fi
 		say "cache miss: image key $key"
-		if ! tree_current; then
+		if [ -n "$BASE" ]; then
+			base_tree
+		elif ! tree_current; then
 			say "build/linux is missing or older than kernel-patches/: running make tree"
 			"$ROOT/scripts/kernel-tree.sh"
 		fi

@@ -24,9 +24,14 @@ KSRC=${KSRC:-}
 # hits across clones (it would not with an object dir at a fixed path
 # outside the clone, since kbuild names sources by absolute path).
 # The one test image: every feature built in and selected at boot.
+# BASE=1 builds the base kernel without the series (the bench compares
+# against it) from build/linux-base, a work tree of build/linux at the
+# kcolour-base tag, and names it "base+FRAGMENTS".
+BASE=${BASE:-}
 FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config kcolour-test.config}
-NAME=${NAME:-$(for f in $FRAGMENTS; do basename "$f" .config; done | paste -sd+)}
+NAME=${NAME:-${BASE:+base+}$(for f in $FRAGMENTS; do basename "$f" .config; done | paste -sd+)}
 OBJ=${KCOLOUR_OBJ:-$BUILD/obj}/$NAME
+[ -z "$BASE" ] || TREE=$BUILD/linux-base
 
 # Every commit the project makes in a kernel tree carries this identity.
 export GIT_AUTHOR_NAME="kcolour project" GIT_AUTHOR_EMAIL="kcolour@example.org"
@@ -41,7 +46,7 @@ error() { echo "error: $*" >&2; exit 1; }
 # file is empty or absent).  Blank lines and '#' comments are skipped.
 series_patches() {
 	local line
-	[ -f "$PATCHES/series" ] || return 0
+	[ -z "$BASE" ] && [ -f "$PATCHES/series" ] || return 0
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
 		line=${line//[[:space:]]/}
@@ -111,6 +116,17 @@ fragment_files() {
 		[ -f "$FRAGDIR/$f" ] || error "no fragment Kconfig-fragments/$f"
 		echo "$FRAGDIR/$f"
 	done
+}
+
+# build/linux-base: the base kernel, a work tree of build/linux's base tag.
+base_tree() {
+	local base=$BUILD/linux-base
+	[ -e "$base/Makefile" ] && return 0
+	[ -d "$BUILD/linux/.git" ] || "$ROOT/scripts/kernel-tree.sh"
+	say "base tree: work tree of build/linux at kcolour-base in $base"
+	git -C "$BUILD/linux" worktree prune
+	git -C "$BUILD/linux" worktree add -q --detach "$base" kcolour-base ||
+		error "cannot add the base work tree $base"
 }
 
 kmake() {
