@@ -24,6 +24,7 @@ help:
 	@echo "make selftests   the selftest matrix under QEMU (SET=check|full, CASES=regex)"
 	@echo "make bisect-check  build every commit of the series on its own"
 	@echo "make falign-report  one kernel per function alignment choice, compared (docs/results/falign.md)"
+	@echo "make bench       cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke test)"
 	@echo "make tree        base kernel + series as git commits in build/linux"
 	@echo "make export      write build/linux's commits back to kernel-patches/"
 	@echo "make kernel      build bzImage (FRAGMENTS=...)"

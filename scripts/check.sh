@@ -41,6 +41,7 @@ suite shared-style bash scripts/check-shared-style.sh
 suite fuzz bash $T/fuzz.sh "$FIXTURES" build/fuzz "$FUZZ_SECONDS"
 suite falign-report single "falign-report builds with -Werror" make -s -C tools-probe falign-report
 suite falign-unit bash $T/test-falign.sh tools-probe/falign-report
+suite cachesim-unit make -s -C tools-probe/cachesim check OUT="$PWD/build/cachesim"
 
 # The kernel series: applies, checkpatch, the shared decoder; then the
 # feature-off image boots, the test image runs the demo on every model, and
@@ -52,5 +53,7 @@ suite kernel-off single "series applied, colouring not built: builds and boots (
 suite kernel-test single "the test image (every feature built in) builds" bash scripts/kernel-build.sh
 suite demo-matrix bash selftests/check-demo.sh
 suite selftests bash selftests/run-selftests.sh "$([ -n "${FULL:-}" ] && echo full || echo check)"
+# The cache simulator bench, reduced (make bench runs it whole).
+suite bench-quick env QUICK=1 bash bench/run-bench.sh
 
 summary

@@ -14,6 +14,11 @@ from pathlib import Path
 LABELS = {"default": "16 (default)", "32b": "32", "64b": "64", "64b-packed": "64 packed"}
 
 
+def text(r):
+    """Function bytes and the alignment padding between them."""
+    return r["function_bytes"] + r["small_padding_bytes"]
+
+
 def pct(x, base):
     return "%+.1f%%" % (100.0 * (x - base) / base) if base else "n/a"
 
@@ -32,8 +37,9 @@ def main(work, choices):
     print("choice of the \"Function alignment\" Kconfig choice, tinyconfig +")
     print("`Kconfig-fragments/qemu-test.config` + `falign-CHOICE.config`, %s;" % compiler)
     print("figures from `tools-probe/falign-report --json vmlinux`.\n")
-    print("- *span*: from the first function's start to the last one's end, per")
-    print("  executable section; *padding*: span minus the functions' own bytes.")
+    print("- *text*: the functions' own bytes plus the padding between them (gaps")
+    print("  under 4 KiB: larger ones are section alignment, which a larger text")
+    print("  partly fills, so the span from first to last function hides the cost).")
     print("- *crossing*: functions shorter than 64 bytes that touch two lines.")
     print("- *lines touched*: sum over functions of the 64-byte lines each touches;")
     print("  the lower bound is the sum of ceil(size / 64).")
@@ -42,28 +48,28 @@ def main(work, choices):
     print("  more lines than their size needs: it touches exactly the lower bound.")
     print("  *packed*: 16-byte starts and nothing else (the smallest text).\n")
 
-    print("| alignment | CONFIG_FUNCTION_ALIGNMENT | span (bytes) | vs 16 | padding | "
+    print("| alignment | CONFIG_FUNCTION_ALIGNMENT | text (bytes) | vs 16 | padding | "
           "crossing / short | start on a line | lines touched | over the bound |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for c in choices:
         r = reports[c]
         print("| %s | %s | %d | %s | %d | %d / %d | %d of %d | %d | %s |" % (
             LABELS.get(c, c), configs[c].get("CONFIG_FUNCTION_ALIGNMENT", "?"),
-            r["function_span"], pct(r["function_span"], base["function_span"]),
-            r["function_span"] - r["function_bytes"], r["crossing"], r["short_functions"],
+            text(r), pct(text(r), text(base)),
+            r["small_padding_bytes"], r["crossing"], r["short_functions"],
             r["aligned"]["64"], r["functions"], r["lines_touched"],
             pct(r["lines_touched"], r["lines_lower_bound"])))
 
     print("\nThe best possible trades for the same functions (16-byte build's order):\n")
-    print("| layout | bytes | vs 16 span | lines touched |")
+    print("| layout | bytes | vs 16 text | lines touched |")
     print("| --- | ---: | ---: | ---: |")
     print("| lower bound | | | %d |" % base["lines_lower_bound"])
     print("| minimal-lines layout | %d | %s | %d |" % (
         base["minimal_lines_layout"]["bytes"],
-        pct(base["minimal_lines_layout"]["bytes"], base["function_span"]),
+        pct(base["minimal_lines_layout"]["bytes"], text(base)),
         base["minimal_lines_layout"]["lines_touched"]))
     print("| packed, 16-byte starts | %d | %s | %d |" % (
-        base["packed_layout"]["bytes"], pct(base["packed_layout"]["bytes"], base["function_span"]),
+        base["packed_layout"]["bytes"], pct(base["packed_layout"]["bytes"], text(base)),
         base["packed_layout"]["lines_touched"]))
 
 

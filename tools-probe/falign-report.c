@@ -74,6 +74,7 @@ struct report {
 	uint64_t padding;
 	size_t gaps;
 	uint64_t largest_gap;
+	uint64_t small_padding;	/* in gaps below MAX_ALIGN: function alignment */
 	size_t by_class[NR_CLASSES];
 	size_t short_funcs;
 	size_t crossing;
@@ -297,6 +298,9 @@ static void add_gap(struct report *r, uint64_t bytes)
 	r->gaps++;
 	if (bytes > r->largest_gap)
 		r->largest_gap = bytes;
+	/* Larger gaps are section or page alignment, not function alignment. */
+	if (bytes < MAX_ALIGN)
+		r->small_padding += bytes;
 }
 
 static uint64_t clamp(uint64_t x, uint64_t lo, uint64_t hi)
@@ -494,8 +498,9 @@ static void print_text(const struct report *r, const struct options *o)
 	       " (per section, first start to last end)\n", r->text_bytes, r->span);
 	printf("  functions        %zu (%zu aliases dropped), %" PRIu64 " bytes\n",
 	       r->funcs, r->aliases, r->func_bytes);
-	printf("  padding          %" PRIu64 " bytes in %zu gaps, the largest %" PRIu64 "\n",
-	       r->padding, r->gaps, r->largest_gap);
+	printf("  padding          %" PRIu64 " bytes in %zu gaps, the largest %" PRIu64
+	       "; %" PRIu64 " in gaps below %d bytes\n",
+	       r->padding, r->gaps, r->largest_gap, r->small_padding, MAX_ALIGN);
 	printf("  size class       functions\n");
 	for (k = 0; k < NR_CLASSES; k++) {
 		class_label(k, label, sizeof(label));
@@ -571,6 +576,7 @@ static void print_json(const struct report *r, const struct options *o)
 	json_num("padding_bytes", r->padding);
 	json_num("padding_gaps", r->gaps);
 	json_num("largest_gap", r->largest_gap);
+	json_num("small_padding_bytes", r->small_padding);
 	printf(",\"size_classes\":{");
 	for (k = 0; k < NR_CLASSES; k++) {
 		class_label(k, label, sizeof(label));

@@ -3,11 +3,11 @@
  * Unit tests of the shared decoder and derivation (lib/kcolour_geom.c) with
  * crafted CPUID registers: every source, the quirks, and garbage.  TAP output.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <asm/kcolour_geom.h>
+#include "tap.h"
 
 /* Leaf 0 vendor strings as EBX, ECX, EDX. */
 #define INTEL	0x756e6547, 0x6c65746e, 0x49656e69
@@ -26,21 +26,6 @@ struct fake_cpu {
 	int reads[0x20];	/* basic leaves read, to prove what was not */
 };
 
-static int tests, failures;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!cond)
-		failures++;
-	printf("%sok %d - ", cond ? "" : "not ", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static const struct reg *lookup(const struct fake_cpu *f, u32 leaf, u32 sub)
 {
@@ -463,7 +448,5 @@ int main(void)
 	test_recommend();
 	test_addr_colour();
 	test_names();
-	printf("1..%d\n", tests);
-	printf("# test-geom: %d passed, %d failed\n", tests - failures, failures);
-	return failures ? 1 : 0;
+	return tap_end();
 }
