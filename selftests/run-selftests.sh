@@ -93,7 +93,7 @@ case_file() { echo "$OUT/cases/${1//[^A-Za-z0-9_.+=-]/_}"; }
 # FILE.tap, its upstream results in FILE.upstream, a line in FILE.summary.
 run_case() {
 	local name=$1 model=$2 smp=$3 image=$4 append=$5 tests=$6 expect=$7
-	local file kernel mem=512M timeout=300 rc start=$SECONDS
+	local file kernel mem=512M timeout=600 rc start=$SECONDS
 	file=$(case_file "$name")
 	kernel=$TEST_KERNEL
 	if [ "$image" = debug ]; then
