@@ -19,7 +19,8 @@ sys.path.insert(0, str(ROOT / "tools-probe/tests"))
 from probelib import Tap  # noqa: E402
 
 KNOWN = ROOT / "selftests/upstream-known.tsv"
-RC_MEANING = {1: "failed", 4: "skipped", 134: "aborted", 139: "segfault", 143: "killed by the timeout"}
+RC_MEANING = {1: "failed", 4: "skipped", 134: "aborted", 137: "killed by the timeout",
+              139: "segfault"}
 
 
 def read_results(path):

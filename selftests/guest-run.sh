@@ -3,7 +3,7 @@
 #     kcolour.tests=kstack,stress,upstream,hotplug,params,probe
 # Each part prints "SUITE-BEGIN name" ... "SUITE-END name rc=N" for
 # selftests/parse-results.py; the upstream programs print one
-# "UPSTREAM name rc=N" line each (143: killed by the timeout).
+# "UPSTREAM name rc=N" line each (137: killed by the timeout).
 
 DEBUGFS=/sys/kernel/debug/x86/kstack_colour
 UPSTREAM_TIMEOUT=120
@@ -36,7 +36,8 @@ run_upstream() {
 			echo "# upstream: $name not run (see selftests/upstream-known.tsv)"
 			continue
 		fi
-		(cd /tmp && timeout "$UPSTREAM_TIMEOUT" "$prog" >/tmp/out 2>&1)
+		# KILL: a hung test may not die of TERM.
+		(cd /tmp && timeout -s KILL "$UPSTREAM_TIMEOUT" "$prog" >/tmp/out 2>&1)
 		rc=$?
 		if [ "$rc" != 0 ]; then
 			tail -n 5 /tmp/out | sed "s/^/# $name: /"
