@@ -64,8 +64,11 @@ def sysfs_caches(lines):
 
 
 def probe_caches(lines):
+    # raw_decode stops at the end of the JSON: a kernel message the console
+    # printed right after its last "}", before the newline, is not part of it.
     caches = {}
-    for c in json.loads("\n".join(lines))["caches"]:
+    report, _ = json.JSONDecoder().raw_decode("\n".join(lines))
+    for c in report["caches"]:
         if c["type"] != "trace":
             caches[(c["level"], c["type"])] = {k: c[k] for k in ("size", "ways", "line", "sets", "source")}
     return caches
