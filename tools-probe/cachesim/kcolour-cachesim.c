@@ -13,6 +13,12 @@
  *
  * IO (MMIO) accesses are skipped in all three.
  *
+ * l1d_extra= and l2_extra= add up to MAX_EXTRA more geometries per level,
+ * simulated in the same run: an extra L1D sees the primary L1D's access
+ * stream, an extra L2 the primary L2's (the primary L1 misses), so one
+ * boot compares several geometries on identical traffic.  They feed no
+ * other level.
+ *
  * Each cache runs beside a fully-associative LRU cache of the same size
  * (cachesim.c); set-associative minus fully-associative misses are the
  * conflict misses.  No writebacks, no prefetch, no inclusion, no TLBs.
@@ -43,6 +49,10 @@
  * store to its stop offset closes it.  The caches run all the time, so a
  * phase starts warm.  At exit every phase is written as lines of
  * key=value pairs to out=PATH, or to QEMU's log.
+ *
+ * profile=PATH adds an instruction profile: per phase, the instructions
+ * executed per translation block start address (counted where the phase
+ * head counts them, so the totals agree).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -92,10 +102,39 @@ enum cache_id { C_L1D, C_L1I, C_L2, NR_CACHES };
 
 static const char *const cache_name[NR_CACHES] = { "L1D", "L1I", "L2" };
 
+/* Levels that take extra geometries (l1d_extra=, l2_extra=). */
+enum extra_level { X_L1D, X_L2, NR_XLEVELS };
+#define MAX_EXTRA	8
+
+static const enum cache_id xlevel_cache[NR_XLEVELS] = { C_L1D, C_L2 };
+
+struct extra {
+	struct cs_cache *cache;
+	struct cs_geom geom;	/* line 0 until resolved: the primary's line */
+	unsigned int shift;
+	uint64_t last_line;	/* L1D: the line of the latest access */
+	char name[64];		/* e.g. L1D-48K-12w, L2-256K-4w-128B */
+};
+
+/* One translation block's profile counts in the current phase. */
+struct tb_prof {
+	uint64_t pc;
+	uint64_t insns, execs;
+	struct tb_prof *next;	/* touched list */
+	int touched;
+};
+
+struct prof_rec {
+	uint64_t pc, insns, execs;
+};
+
 struct phase {
 	struct cs_counts c[NR_CACHES][NR_REGIONS];
+	struct cs_counts x[NR_XLEVELS][MAX_EXTRA][NR_REGIONS];
 	uint64_t insns[NR_REGIONS];
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
+	struct prof_rec *prof;	/* profile=: the phase's touched TBs */
+	size_t nr_prof;
 };
 
 /*
@@ -111,20 +150,27 @@ struct fetch_run {
 	uint16_t insns;
 	uint8_t nr_lines;	/* 2 if the last instruction crosses a line */
 	uint8_t region;
+	uint8_t tb_start;	/* the run starts its TB (profile execs) */
+	struct tb_prof *prof;	/* its TB's profile counts, with profile= */
 };
 
-/* Runs are never freed: QEMU 7.2 tells a plugin nothing when a TB dies. */
-#define RUN_CHUNK	4096
-struct run_chunk {
-	struct run_chunk *next;
-	unsigned int used;
-	struct fetch_run runs[RUN_CHUNK];
+/*
+ * Runs and profile counts live in chunks that are never freed: QEMU 7.2
+ * tells a plugin nothing when a TB dies.
+ */
+#define ARENA_WORDS	(32u << 10)	/* 256 KiB a chunk */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used;		/* words */
+	uint64_t data[];	/* runs and tb_profs need no more alignment */
 };
 
 static struct {
 	struct cs_geom geom[NR_CACHES];
 	struct cs_cache *cache[NR_CACHES];
 	unsigned int l1d_shift, l1i_shift;
+	struct extra extra[NR_XLEVELS][MAX_EXTRA];
+	unsigned int nr_extra[NR_XLEVELS];
 	uint64_t stack_top, text_start, text_end, data_start, data_end;
 	FILE *out;
 	const char *out_path;
@@ -145,7 +191,13 @@ static struct {
 	uintptr_t kimage_host;
 	uint64_t kimage_ram;
 
-	struct run_chunk *runs;
+	struct arena_chunk *arena;
+
+	/* profile=: TBs counted in the current phase, and where to write. */
+	const char *prof_path;
+	FILE *prof_out;
+	struct tb_prof *touched;
+
 	/* QEMU frees its qemu_info_t after install: keep what is reported. */
 	char target[16];
 	int api_min, api_cur, vcpus;
@@ -189,12 +241,87 @@ static struct cs_counts *counts(struct phase *ph, enum cache_id c, enum region r
 	return ph ? &ph->c[c][r] : NULL;
 }
 
+static struct cs_counts *xcounts(struct phase *ph, enum extra_level l,
+				 unsigned int i, enum region r)
+{
+	return ph ? &ph->x[l][i][r] : NULL;
+}
+
 static void l2_access(struct phase *ph, enum region r, int known, uint64_t ram)
 {
-	if (known)
-		cs_access(sim.cache[C_L2], ram, counts(ph, C_L2, r));
-	else if (ph)
-		ph->l2_unresolved++;
+	unsigned int i;
+
+	if (!known) {
+		if (ph)
+			ph->l2_unresolved++;
+		return;
+	}
+	cs_access(sim.cache[C_L2], ram, counts(ph, C_L2, r));
+	for (i = 0; i < sim.nr_extra[X_L2]; i++)
+		cs_access(sim.extra[X_L2][i].cache, ram, xcounts(ph, X_L2, i, r));
+}
+
+/* The same access as the primary L1D, split at each extra's own lines. */
+static void l1d_extra_access(struct phase *ph, enum region r, uint64_t vaddr,
+			     uint64_t size)
+{
+	unsigned int i;
+
+	for (i = 0; i < sim.nr_extra[X_L1D]; i++) {
+		struct extra *x = &sim.extra[X_L1D][i];
+		struct cs_counts *k = xcounts(ph, X_L1D, i, r);
+		uint64_t line = vaddr >> x->shift;
+		uint64_t last = (vaddr + size - 1) >> x->shift;
+
+		for (; line <= last; line++) {
+			/*
+			 * The MRU line again hits in both LRU caches and
+			 * changes nothing: count it without the call, the
+			 * commonest case on this hot path.
+			 */
+			if (line == x->last_line) {
+				if (k)
+					k->accesses++;
+				continue;
+			}
+			x->last_line = line;
+			cs_access(x->cache, line << x->shift, k);
+		}
+	}
+}
+
+/* Drop the profile counts of a phase that is not kept. */
+static void prof_discard(void)
+{
+	struct tb_prof *t;
+
+	while ((t = sim.touched)) {
+		sim.touched = t->next;
+		t->insns = t->execs = 0;
+		t->touched = 0;
+	}
+}
+
+/* Move the profile counts of the current phase into it (touched TBs only). */
+static void prof_flush(struct phase *ph)
+{
+	struct tb_prof *t;
+	size_t n = 0;
+
+	for (t = sim.touched; t; t = t->next)
+		n++;
+	ph->prof = n ? malloc(n * sizeof(*ph->prof)) : NULL;
+	if (n && !ph->prof) {
+		fprintf(stderr, "kcolour-cachesim: out of memory for the profile\n");
+		exit(1);
+	}
+	ph->nr_prof = n;
+	for (n = 0, t = sim.touched; t; t = t->next, n++) {
+		ph->prof[n].pc = t->pc;
+		ph->prof[n].insns = t->insns;
+		ph->prof[n].execs = t->execs;
+	}
+	prof_discard();
 }
 
 static void marker_store(uint64_t vaddr)
@@ -203,12 +330,17 @@ static void marker_store(uint64_t vaddr)
 
 	switch (vaddr - KCOLOUR_MARKER_ADDR) {
 	case KCOLOUR_MARKER_START:
+		/* A start inside a phase restarts it: the first one is lost. */
+		free(sim.cur.prof);
 		memset(&sim.cur, 0, sizeof(sim.cur));
+		prof_discard();
 		sim.counting = 1;
 		break;
 	case KCOLOUR_MARKER_STOP:
 		if (!sim.counting)
 			break;
+		if (sim.prof_path)
+			prof_flush(&sim.cur);
 		p = realloc(sim.phases, (sim.nr_phases + 1) * sizeof(*p));
 		if (!p) {
 			fprintf(stderr, "kcolour-cachesim: out of memory, phase %zu lost\n",
@@ -217,6 +349,7 @@ static void marker_store(uint64_t vaddr)
 		}
 		sim.phases = p;
 		sim.phases[sim.nr_phases++] = sim.cur;
+		sim.cur.prof = NULL;
 		sim.counting = 0;
 		break;
 	}
@@ -262,6 +395,8 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		ram = qemu_plugin_hwaddr_phys_addr(hw);
 		l2_access(ph, r, 1, lv > vaddr ? ram + (lv - vaddr) : ram);
 	}
+	if (sim.nr_extra[X_L1D])
+		l1d_extra_access(ph, r, vaddr, size);
 }
 
 /* The RAM offset of an instruction line, from its host address. */
@@ -273,15 +408,12 @@ static int host_to_ram(uintptr_t host, uint64_t *ram)
 	return 1;
 }
 
-static void fetch_exec(unsigned int vcpu, void *udata)
+static inline void fetch_run_exec(const struct fetch_run *run, struct phase *ph)
 {
-	struct fetch_run *run = udata;
-	struct phase *ph = counting_phase();
 	enum region r = run->region;
 	unsigned int i;
 	uint64_t ram = 0;
 
-	(void)vcpu;
 	if (ph) {
 		ph->insns[r] += run->insns;
 		/* Fetches after the first from a line are MRU hits. */
@@ -298,31 +430,65 @@ static void fetch_exec(unsigned int vcpu, void *udata)
 	}
 }
 
-static struct fetch_run *new_run(void)
+static void fetch_exec(unsigned int vcpu, void *udata)
 {
-	struct run_chunk *ch = sim.runs;
+	(void)vcpu;
+	fetch_run_exec(udata, counting_phase());
+}
 
-	if (!ch || ch->used == RUN_CHUNK) {
-		ch = calloc(1, sizeof(*ch));
+/* fetch_exec() with profile=: a separate callback keeps the other free. */
+static void fetch_exec_prof(unsigned int vcpu, void *udata)
+{
+	struct fetch_run *run = udata;
+	struct phase *ph = counting_phase();
+	struct tb_prof *t = run->prof;
+
+	(void)vcpu;
+	fetch_run_exec(run, ph);
+	if (!ph)
+		return;
+	if (!t->touched) {
+		t->touched = 1;
+		t->next = sim.touched;
+		sim.touched = t;
+	}
+	t->insns += run->insns;
+	t->execs += run->tb_start;
+}
+
+/* Zeroed memory that lives until exit. */
+static void *arena_alloc(size_t size)
+{
+	struct arena_chunk *ch = sim.arena;
+	size_t words = (size + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+
+	if (!ch || ch->used + words > ARENA_WORDS) {
+		ch = calloc(1, sizeof(*ch) + ARENA_WORDS * sizeof(uint64_t));
 		if (!ch) {
 			fprintf(stderr, "kcolour-cachesim: out of memory\n");
 			exit(1);
 		}
-		ch->next = sim.runs;
-		sim.runs = ch;
+		ch->next = sim.arena;
+		sim.arena = ch;
 	}
-	return &ch->runs[ch->used++];
+	ch->used += words;
+	return &ch->data[ch->used - words];
 }
 
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 	struct fetch_run *run = NULL;
+	struct tb_prof *prof = NULL;
 	unsigned int shift = sim.l1i_shift;
 	uint64_t pending = 0;	/* line vaddr still without a host address */
 	int have_pending = 0;
 
 	(void)id;
+	if (sim.prof_path && n) {
+		prof = arena_alloc(sizeof(*prof));
+		prof->pc = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
+	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
@@ -342,12 +508,15 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		have_pending = 0;
 
 		if (!run || first != run->line_vaddr >> shift) {
-			run = new_run();
+			run = arena_alloc(sizeof(*run));
 			run->line_vaddr = first << shift;
 			run->host[0] = host ? host - (vaddr - run->line_vaddr) : 0;
 			run->nr_lines = 1;
 			run->region = classify(vaddr);
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, fetch_exec,
+			run->tb_start = i == 0;
+			run->prof = prof;
+			qemu_plugin_register_vcpu_insn_exec_cb(insn,
+							       prof ? fetch_exec_prof : fetch_exec,
 							       QEMU_PLUGIN_CB_NO_REGS, run);
 		}
 		run->insns++;
@@ -368,10 +537,32 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 }
 
+/* One cache's lines of a phase: every region, then region=all. */
+static void print_cache(size_t idx, const char *name, const struct cs_counts *k)
+{
+	struct cs_counts sum = { 0 };
+	int r;
+
+	for (r = 0; r <= NR_REGIONS; r++) {
+		const struct cs_counts *n = r < NR_REGIONS ? &k[r] : &sum;
+
+		fprintf(sim.out, "cachesim phase=%zu cache=%s region=%s accesses=%" PRIu64
+			" sa_miss=%" PRIu64 " fa_miss=%" PRIu64 "\n",
+			idx, name, r < NR_REGIONS ? region_name[r] : "all",
+			n->accesses, n->sa_miss, n->fa_miss);
+		if (r < NR_REGIONS) {
+			sum.accesses += n->accesses;
+			sum.sa_miss += n->sa_miss;
+			sum.fa_miss += n->fa_miss;
+		}
+	}
+}
+
 static void print_phase(size_t idx, const struct phase *ph, int complete)
 {
 	char line[512];
 	uint64_t total = 0;
+	unsigned int l, i;
 	int c, r;
 
 	for (r = 0; r < NR_REGIONS; r++)
@@ -382,28 +573,45 @@ static void print_phase(size_t idx, const struct phase *ph, int complete)
 		 idx, complete, total, ph->insns[R_USER], ph->insns[R_KTEXT],
 		 total - ph->insns[R_USER] - ph->insns[R_KTEXT], ph->l2_unresolved);
 	fputs(line, sim.out);
-	for (c = 0; c < NR_CACHES; c++) {
-		struct cs_counts sum = { 0 };
+	for (c = 0; c < NR_CACHES; c++)
+		print_cache(idx, cache_name[c], ph->c[c]);
+	for (l = 0; l < NR_XLEVELS; l++)
+		for (i = 0; i < sim.nr_extra[l]; i++)
+			print_cache(idx, sim.extra[l][i].name, ph->x[l][i]);
+}
 
-		for (r = 0; r <= NR_REGIONS; r++) {
-			const struct cs_counts *k = r < NR_REGIONS ? &ph->c[c][r] : &sum;
+static int prof_cmp(const void *a, const void *b)
+{
+	const struct prof_rec *x = a, *y = b;
 
-			fprintf(sim.out, "cachesim phase=%zu cache=%s region=%s accesses=%" PRIu64
-				" sa_miss=%" PRIu64 " fa_miss=%" PRIu64 "\n",
-				idx, cache_name[c], r < NR_REGIONS ? region_name[r] : "all",
-				k->accesses, k->sa_miss, k->fa_miss);
-			if (r < NR_REGIONS) {
-				sum.accesses += k->accesses;
-				sum.sa_miss += k->sa_miss;
-				sum.fa_miss += k->fa_miss;
-			}
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/*
+ * A phase's profile, by pc: a vaddr translated more than once (again after
+ * a flush, or in another process) had a tb_prof per translation.
+ */
+static void print_profile(size_t idx, struct phase *ph)
+{
+	size_t i, j;
+
+	qsort(ph->prof, ph->nr_prof, sizeof(*ph->prof), prof_cmp);
+	for (i = 0; i < ph->nr_prof; i = j) {
+		struct prof_rec sum = ph->prof[i];
+
+		for (j = i + 1; j < ph->nr_prof && ph->prof[j].pc == sum.pc; j++) {
+			sum.insns += ph->prof[j].insns;
+			sum.execs += ph->prof[j].execs;
 		}
+		fprintf(sim.prof_out, "profile phase=%zu pc=0x%016" PRIx64 " insns=%" PRIu64
+			" execs=%" PRIu64 "\n", idx, sum.pc, sum.insns, sum.execs);
 	}
 }
 
 static void at_exit(qemu_plugin_id_t id, void *udata)
 {
-	struct run_chunk *ch;
+	struct arena_chunk *ch;
+	unsigned int l, x;
 	size_t i;
 	int c;
 
@@ -414,6 +622,15 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	for (c = 0; c < NR_CACHES; c++)
 		fprintf(sim.out, " %s=%" PRIu64 "/%u/%u", cache_name[c], sim.geom[c].size,
 			sim.geom[c].ways, sim.geom[c].line);
+	/* Only with extras: without, the line stays as it always was. */
+	for (l = 0; l < NR_XLEVELS; l++)
+		for (x = 0; x < sim.nr_extra[l]; x++) {
+			const struct cs_geom *g = &sim.extra[l][x].geom;
+
+			fprintf(sim.out, "%s%" PRIu64 "/%u/%u",
+				x ? "+" : l == X_L1D ? " L1D_extra=" : " L2_extra=",
+				g->size, g->ways, g->line);
+		}
 	fprintf(sim.out, " stack_top=%" PRIu64 " text=0x%" PRIx64 "-0x%" PRIx64
 		" data=0x%" PRIx64 "-0x%" PRIx64 " phases=%zu ram_calibrated=%d\n",
 		sim.stack_top, sim.text_start, sim.text_end, sim.data_start, sim.data_end,
@@ -422,6 +639,16 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		print_phase(i, &sim.phases[i], 1);
 	if (sim.counting)
 		print_phase(sim.nr_phases, &sim.cur, 0);
+	if (sim.prof_out) {
+		if (sim.counting)
+			prof_flush(&sim.cur);
+		for (i = 0; i < sim.nr_phases; i++)
+			print_profile(i, &sim.phases[i]);
+		if (sim.counting)
+			print_profile(sim.nr_phases, &sim.cur);
+		if (fclose(sim.prof_out))
+			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", sim.prof_path);
+	}
 	if (fclose(sim.out))
 		fprintf(stderr, "kcolour-cachesim: writing %s: %m\n",
 			sim.out_path ? sim.out_path : "the report");
@@ -431,10 +658,16 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 
 	for (c = 0; c < NR_CACHES; c++)
 		cs_cache_free(sim.cache[c]);
-	while ((ch = sim.runs)) {
-		sim.runs = ch->next;
+	for (l = 0; l < NR_XLEVELS; l++)
+		for (x = 0; x < sim.nr_extra[l]; x++)
+			cs_cache_free(sim.extra[l][x].cache);
+	while ((ch = sim.arena)) {
+		sim.arena = ch->next;
 		free(ch);
 	}
+	for (i = 0; i < sim.nr_phases; i++)
+		free(sim.phases[i].prof);
+	free(sim.cur.prof);
 	free(sim.phases);
 }
 
@@ -474,6 +707,61 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 	return 0;
 }
 
+/*
+ * l1d_extra= or l2_extra=: up to MAX_EXTRA items SIZE:WAYS[:LINE] separated
+ * by '/' or '+' (QEMU splits plugin arguments at commas).  LINE defaults to
+ * the primary's, resolved in setup_extras(), which also checks geometry.
+ * Returns 0, or -2 after a message.
+ */
+static int parse_extra(enum extra_level l, const char *key, const char *val)
+{
+	const char *p = val;
+	unsigned int n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, "/+");
+		uint64_t v[3] = { 0, 0, 0 };
+		char item[64], *field = item, *colon;
+		int nf = 0;
+
+		if (n == MAX_EXTRA) {
+			fprintf(stderr, "kcolour-cachesim: %s: more than %d geometries\n",
+				key, MAX_EXTRA);
+			return -2;
+		}
+		if (!len || len >= sizeof(item))
+			goto bad;
+		memcpy(item, p, len);
+		item[len] = 0;
+		do {
+			colon = strchr(field, ':');
+			if (colon)
+				*colon = 0;
+			if (nf == 3 || parse_size(field, &v[nf++]))
+				goto bad;
+			if (colon)
+				field = colon + 1;
+		} while (colon);
+		/* An explicit line of 0 must not read as "the primary's". */
+		if (nf < 2 || v[1] > 1024 || v[2] > 4096 || (nf == 3 && !v[2]))
+			goto bad;
+		sim.extra[l][n].geom.size = v[0];
+		sim.extra[l][n].geom.ways = (unsigned int)v[1];
+		sim.extra[l][n].geom.line = (unsigned int)v[2];
+		n++;
+		p += len;
+		if (!*p)
+			break;
+		p++;
+	}
+	sim.nr_extra[l] = n;
+	return 0;
+bad:
+	fprintf(stderr, "kcolour-cachesim: %s: bad geometry '%.*s' in '%s': want SIZE:WAYS[:LINE], several separated by '/' (ways <= 1024, line <= 4096)\n",
+		key, (int)strcspn(p, "/+"), p, val);
+	return -2;
+}
+
 static int parse_arg(const char *arg)
 {
 	static const char *const prefix[NR_CACHES] = { "l1d_", "l1i_", "l2_" };
@@ -487,6 +775,10 @@ static int parse_arg(const char *arg)
 		return -1;
 	klen = eq - arg;
 	val = eq + 1;
+	if (!strncmp(arg, "l1d_extra=", klen + 1))
+		return parse_extra(X_L1D, "l1d_extra", val);
+	if (!strncmp(arg, "l2_extra=", klen + 1))
+		return parse_extra(X_L2, "l2_extra", val);
 	for (c = 0; c < NR_CACHES; c++) {
 		size_t plen = strlen(prefix[c]);
 		const char *k = arg + plen;
@@ -516,7 +808,60 @@ static int parse_arg(const char *arg)
 		sim.out_path = val;
 		return 0;
 	}
+	if (!strncmp(arg, "profile=", klen + 1) && *val) {
+		sim.prof_path = val;
+		return 0;
+	}
 	return -1;
+}
+
+/* 48K, 2M or plain bytes, for cache names. */
+static void size_str(char *buf, size_t len, uint64_t v)
+{
+	if (v >= (1u << 20) && !(v & ((1u << 20) - 1)))
+		snprintf(buf, len, "%" PRIu64 "M", v >> 20);
+	else if (v >= 1024 && !(v & 1023))
+		snprintf(buf, len, "%" PRIu64 "K", v >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* Create the extra caches of a level and name them after their geometry. */
+static int setup_extras(enum extra_level l)
+{
+	const char *level = cache_name[xlevel_cache[l]];
+	char err[256], size[24];
+	unsigned int i, j;
+
+	for (i = 0; i < sim.nr_extra[l]; i++) {
+		struct extra *x = &sim.extra[l][i];
+		struct cs_geom *g = &x->geom;
+		int n;
+
+		if (!g->line)
+			g->line = sim.geom[xlevel_cache[l]].line;
+		x->cache = cs_cache_new(g, err, sizeof(err));
+		if (!x->cache) {
+			fprintf(stderr, "kcolour-cachesim: %s extra geometry %u (%" PRIu64 ":%u:%u): %s\n",
+				level, i + 1, g->size, g->ways, g->line, err);
+			return -1;
+		}
+		x->shift = cs_line_shift(x->cache);
+		x->last_line = UINT64_MAX;
+		size_str(size, sizeof(size), g->size);
+		n = snprintf(x->name, sizeof(x->name), "%s-%s-%uw", level, size, g->ways);
+		/* The line only when it is not the usual 64 bytes. */
+		if (g->line != 64 && n > 0 && (size_t)n < sizeof(x->name))
+			snprintf(x->name + n, sizeof(x->name) - n, "-%uB", g->line);
+		for (j = 0; j < i; j++) {
+			if (!strcmp(sim.extra[l][j].name, x->name)) {
+				fprintf(stderr, "kcolour-cachesim: %s extra geometry %s given twice\n",
+					level, x->name);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 static const char usage[] =
@@ -524,14 +869,15 @@ static const char usage[] =
 	"  -plugin kcolour-cachesim.so,l1d_size=32K,l1d_ways=8,l1d_line=64,"
 	"l1i_size=32K,l1i_ways=8,l1i_line=64,l2_size=4M,l2_ways=16,l2_line=64,"
 	"stack_top=2048,text=ffffffff81000000-ffffffff82200000,"
-	"data=ffffffff82200000-ffffffffa0000000,out=PATH\n";
+	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
+	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,profile=PATH\n";
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
 	char err[256];
-	int i, c;
+	int i, c, rc;
 
 	if (info->version.min > KCOLOUR_QEMU_PLUGIN_API ||
 	    info->version.cur < KCOLOUR_QEMU_PLUGIN_API) {
@@ -554,9 +900,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	sim.api_cur = info->version.cur;
 	sim.vcpus = info->system.smp_vcpus;
 	for (i = 0; i < argc; i++) {
-		if (parse_arg(argv[i])) {
+		rc = parse_arg(argv[i]);
+		if (rc == -1)
 			fprintf(stderr, "kcolour-cachesim: bad argument '%s'"
-				" (unknown key, bad number or empty range)\n%s", argv[i], usage);
+				" (unknown key, bad number or empty range)\n", argv[i]);
+		if (rc) {
+			fputs(usage, stderr);
 			return -1;
 		}
 	}
@@ -579,8 +928,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 	}
+	if (setup_extras(X_L1D) || setup_extras(X_L2))
+		return -1;
 	sim.l1d_shift = cs_line_shift(sim.cache[C_L1D]);
 	sim.l1i_shift = cs_line_shift(sim.cache[C_L1I]);
+	if (sim.prof_path) {
+		sim.prof_out = fopen(sim.prof_path, "w");
+		if (!sim.prof_out) {
+			fprintf(stderr, "kcolour-cachesim: cannot open %s: %m\n", sim.prof_path);
+			return -1;
+		}
+	}
 	if (sim.out_path)
 		sim.out = fopen(sim.out_path, "w");
 	else
