@@ -25,6 +25,8 @@ help:
 	@echo "make bisect-check  build every commit of the series on its own"
 	@echo "make falign-report  one kernel per function alignment choice, compared (docs/results/falign.md)"
 	@echo "make bench       cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke test)"
+	@echo "make perf-ab     perf stat A/B of colouring off/on on real hardware, as root -> build/perf-ab (make perf-ab-test: its tests)"
+	@echo "make bench-sweep colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1: smoke run)"
 	@echo "make tree        base kernel + series as git commits in build/linux"
 	@echo "make export      write build/linux's commits back to kernel-patches/"
 	@echo "make kernel      build bzImage (FRAGMENTS=...)"

@@ -59,7 +59,7 @@ REPEAT_CASE=kcolour-on	# booted twice: the determinism check
 # NAME KERNEL [KERNEL_ARG...]: the cases, in report order.
 if [ "$MODE" = quick ]; then
 	CASES=("kcolour-off test kstack_colour=off" "kcolour-on test")
-	KCOLOUR_FRAGMENTS="qemu-test.config kcolour.config kcolour-test.config"
+	KCOLOUR_FRAGMENTS="qemu-test.config kcolour.config kcolour-task.config kcolour-test.config"
 else
 	CASES=(
 		"kcolour-off test kstack_colour=off"
@@ -67,75 +67,19 @@ else
 		"base base"
 		"base-rko base randomize_kstack_offset=on"
 	)
-	KCOLOUR_FRAGMENTS="qemu-test.config kcolour.config"
+	KCOLOUR_FRAGMENTS="qemu-test.config kcolour.config kcolour-task.config"
 fi
 
-say() { echo "[bench] $*"; }
-error() { echo "error: $*" >&2; exit 1; }
+# shellcheck source=bench/bench-lib.sh
+. "$TOP/bench/bench-lib.sh"
 
-# get_kernel NAME [VAR=value...]: build (or take from the cache) a kernel
-# with scripts/kernel-build.sh and copy bzImage, System.map and vmlinux to
-# $WORK/kernel-NAME: the build dir may be rebuilt while QEMU runs.
-get_kernel() {
-	local name=$1 log=$WORK/kernel-$1.log dir
-	shift
-	say "kernel $name: ${*:+$* }scripts/kernel-build.sh"
-	echo "$* bash scripts/kernel-build.sh" >>"$WORK/commands"
-	# FRAGMENTS and NAME unset: the script's own default is the test image.
-	env -u FRAGMENTS -u NAME -u BASE "$@" bash "$TOP/scripts/kernel-build.sh" 2>&1 | tee "$log" ||
-		error "kernel $name: build failed (log: $log)"
-	dir=$(sed -n 's/^\[kernel-build\] kernel: \(.*\)\/bzImage$/\1/p' "$log" | tail -n 1)
-	[ -n "$dir" ] || error "kernel $name: no image (log: $log)"
-	mkdir -p "$WORK/kernel-$name"
-	cp -L "$dir/bzImage" "$dir/System.map" "$dir/vmlinux" "$WORK/kernel-$name/"
-}
-
-# text=_text-_etext,data=_etext-_end for the plugin, from System.map.
-layout_args() {
-	local map=$1
-	awk '$3 == "_text" { t = $1 } $3 == "_etext" { e = $1 } $3 == "_end" { d = $1 }
-	     END { if (t && e && d) printf "text=%s-%s,data=%s-%s\n", t, e, e, d; else exit 1 }' "$map" ||
-		error "$map lacks _text, _etext or _end"
-}
-
-# The guest's /run.sh: every workload in order, one marker phase each.
-write_run_sh() {
-	local n
-	{
-		echo "set -e"
-		for n in $RING_NS; do echo "ring $n $((RING_SWITCHES / n))"; done
-		echo "messaging $MSG_ARGS"
-		echo "forkloop $FORKS"
-	} >"$WORK/run.sh"
-}
-
-build_initramfs() {
-	local bin=$WORK/bin
-	make -s -C "$TOP/tools-probe/cachesim" OUT="$bin" all
-	write_run_sh
-	"$TOP/selftests/mkinitramfs.sh" "$WORK/initramfs.cpio.gz" \
-		"$bin/ring:/bin/ring" "$bin/messaging:/bin/messaging" \
-		"$bin/forkloop:/bin/forkloop" "$WORK/run.sh:/run.sh" >/dev/null
-}
-
-# boot INDEX TOTAL OUT CASE: one deterministic boot of a case (a line of
-# CASES) with the plugin writing $WORK/OUT.txt; the console goes to OUT.log.
-boot() {
-	local index=$1 total=$2 out=$3 kernel kdir plugin start=$SECONDS status=0
+# bench_boot INDEX TOTAL OUT CASE: boot() one case (a line of CASES).
+bench_boot() {
+	local index=$1 total=$2 out=$3 kernel start=$SECONDS
 	local -a kargs
-	read -r _ kernel _ <<<"$4"
 	read -ra kargs <<<"$4"
-	kargs=("${kargs[@]:2}")
-	kdir=$WORK/kernel-$kernel
-	plugin=$WORK/bin/kcolour-cachesim.so,$(layout_args "$kdir/System.map"),out=$WORK/$out.txt
-	rm -f "$WORK/$out.txt"
-	echo "CPU=$CPU DETERMINISTIC=1 TIMEOUT=$TIMEOUT QEMU_ARGS=\"-plugin $plugin\"" \
-		"selftests/qemu-run.sh $kdir/bzImage $WORK/initramfs.cpio.gz $WORK/$out.log" \
-		"nokaslr quiet ${kargs[*]}" | sed "s|$TOP/||g" >>"$WORK/commands"
-	CPU=$CPU DETERMINISTIC=1 TIMEOUT=$TIMEOUT QEMU_ARGS="-plugin $plugin" \
-		"$TOP/selftests/qemu-run.sh" "$kdir/bzImage" "$WORK/initramfs.cpio.gz" \
-		"$WORK/$out.log" nokaslr quiet "${kargs[@]}" >/dev/null 2>"$WORK/$out.err" || status=$?
-	[ "$status" = 0 ] || { cat "$WORK/$out.err" >&2; error "boot $out failed (log: $WORK/$out.log)"; }
+	kernel=${kargs[1]}
+	boot "$out" "$kernel" "${kargs[@]:2}"
 	say "$index/$total $out: ring N=$(echo "$RING_NS" | tr ' ' ,), messaging, forkloop ($((SECONDS - start))s)"
 }
 
@@ -151,8 +95,7 @@ write_meta() {
 		echo "fragments_base=qemu-test.config"
 		local k
 		for k in test $([ "$MODE" = quick ] || echo base); do
-			echo "banner_$k=$(strings "$WORK/kernel-$k/vmlinux" | grep -m1 '^Linux version ')"
-			echo "build_$k=$(grep -E '\] (cache hit|warning|cache miss)' "$WORK/kernel-$k.log" | head -n 1 | sed 's/^\[kernel-build\] //')"
+			kernel_meta "$k"
 		done
 	} >"$WORK/meta"
 }
@@ -174,10 +117,10 @@ main() {
 	total=$((${#CASES[@]} + 1))
 	for entry in "${CASES[@]}"; do
 		i=$((i + 1))
-		boot $i $total "${entry%% *}" "$entry"
+		bench_boot $i $total "${entry%% *}" "$entry"
 		[ "${entry%% *}" != "$REPEAT_CASE" ] || repeat=$entry
 	done
-	boot $total $total "$REPEAT_CASE.repeat" "$repeat"
+	bench_boot $total $total "$REPEAT_CASE.repeat" "$repeat"
 
 	mkdir -p "$RESULTS"
 	python3 "$TOP/bench/report.py" report "$WORK" "$RESULTS"

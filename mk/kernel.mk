@@ -9,7 +9,7 @@
 #   make kernel-smoke         build qemu-test, boot it under Skylake-Client and EPYC, show cache sysfs
 
 # The one test image: every feature built in and selected at boot.
-FRAGMENTS ?= qemu-test.config kcolour.config kcolour-test.config
+FRAGMENTS ?= qemu-test.config kcolour.config kcolour-task.config kcolour-test.config
 INITRAMFS_FILES ?=
 export FRAGMENTS
 

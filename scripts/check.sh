@@ -53,7 +53,14 @@ suite kernel-off single "series applied, colouring not built: builds and boots (
 suite kernel-test single "the test image (every feature built in) builds" bash scripts/kernel-build.sh
 suite demo-matrix bash selftests/check-demo.sh
 suite selftests bash selftests/run-selftests.sh "$([ -n "${FULL:-}" ] && echo full || echo check)"
-# The cache simulator bench, reduced (make bench runs it whole).
+# The cache simulator bench and the sweep, reduced (make bench and make
+# bench-sweep run them whole); perf-ab's parsing and statistics on canned
+# perf stat output, and its run here (no counters on a VM: it says so).
 suite bench-quick env QUICK=1 bash bench/run-bench.sh
+suite bench-sweep-quick env QUICK=1 bash bench/run-sweep.sh
+suite perf-ab-unit python3 bench/tests/test-perfab.py
+suite perf-ab-here single "make perf-ab on this VM: no hardware counters, it says so and exits 0" \
+	sh -c 'mkdir -p build && bash bench/perf-ab.sh >build/perf-ab-here.log 2>&1 &&
+		grep -q "no numbers produced" build/perf-ab-here.log'
 
 summary

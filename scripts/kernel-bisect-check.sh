@@ -24,6 +24,7 @@ for c in $(git -C "$TREE" rev-list --reverse kcolour-base..HEAD); do
 	# Every fragment whose options this commit already has.
 	frags=qemu-test.config
 	grep -q '^config KSTACK_COLOUR$' "$TREE/arch/x86/Kconfig" && frags+=" kcolour.config"
+	grep -q '^config TASK_STRUCT_COLOUR$' "$TREE/arch/x86/Kconfig" && frags+=" kcolour-task.config"
 	grep -q '^config KSTACK_COLOUR_KUNIT_TEST$' "$TREE/arch/x86/Kconfig" && frags+=" kcolour-test.config"
 	# A checkout that is not the series is built as it is, and not cached.
 	if FRAGMENTS=$frags NAME=bisect-check bash "$ROOT/scripts/kernel-build.sh" \

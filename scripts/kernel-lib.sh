@@ -28,7 +28,7 @@ KSRC=${KSRC:-}
 # against it) from build/linux-base, a work tree of build/linux at the
 # kcolour-base tag, and names it "base+FRAGMENTS".
 BASE=${BASE:-}
-FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config kcolour-test.config}
+FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config kcolour-task.config kcolour-test.config}
 NAME=${NAME:-${BASE:+base+}$(for f in $FRAGMENTS; do basename "$f" .config; done | paste -sd+)}
 OBJ=${KCOLOUR_OBJ:-$BUILD/obj}/$NAME
 [ -z "$BASE" ] || TREE=$BUILD/linux-base

@@ -17,7 +17,7 @@ CPU=${CPU:-Skylake-Client}
 N=${N:-64}
 APPEND=${APPEND:-}
 # The one test image: every feature built in, selected at boot.
-FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config kcolour-test.config}
+FRAGMENTS=${FRAGMENTS:-qemu-test.config kcolour.config kcolour-task.config kcolour-test.config}
 
 step() { echo "[demo] $*"; }
 fail() { echo "error: demo: $*" >&2; exit 1; }

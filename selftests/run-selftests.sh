@@ -25,7 +25,7 @@ OUT=$BUILD/selftests
 TREE=$BUILD/linux
 SET=${1:-check}
 JOBS=${JOBS:-2}
-TEST_FRAGMENTS="qemu-test.config kcolour.config kcolour-test.config"
+TEST_FRAGMENTS="qemu-test.config kcolour.config kcolour-task.config kcolour-test.config"
 DEBUG_FRAGMENTS="$TEST_FRAGMENTS kcolour-debug.config"
 SELFTESTS=$TREE/tools/testing/selftests
 . "$ROOT/scripts/tap-lib.sh"
