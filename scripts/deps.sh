@@ -11,6 +11,8 @@ PACKAGES=(
 	# kernel tree, build and checkpatch
 	linux-source-6.12 git flex bison bc libelf-dev libssl-dev libncurses-dev
 	xz-utils ccache cpio gzip perl python3-ply
+	# headers_install (the selftests' uapi headers) copies with rsync
+	rsync
 	# QEMU runs, initramfs
 	qemu-system-x86 busybox-static
 	# the upstream selftests, static (x86's ptrace_syscall needs a 32-bit
