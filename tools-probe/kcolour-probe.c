@@ -87,8 +87,9 @@ static const char usage[] =
 	"  --json             machine-readable output\n"
 	"  --kconfig          print a Kconfig fragment for the recommendation\n"
 	"  --cmdline          print the kstack_colour= boot parameter for it\n"
-	"  --max-offset BYTES stack budget (default 1024, at most 8192)\n"
-	"  --step BYTES       colour step (default: the line size, at least 64)\n"
+	"  --max-offset BYTES stack budget (default 2048, at most 8192)\n"
+	"  --step BYTES       colour step, a multiple of 64 (default 1024: the hot\n"
+	"                     top of a stack)\n"
 	"  --policy P         addr, mod, rr or balanced (default balanced)\n"
 	"  --level L          auto, 1 or 2 (default auto)\n"
 	"  --sysfs-root DIR   cross-check against DIR/devices/system/cpu/cpu0/cache\n"
@@ -120,6 +121,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	unsigned long v;
 
 	o->req.policy = KCOLOUR_POLICY_BALANCED;
+	o->req.step = KCOLOUR_DEFAULT_STEP;
 	o->req.max_offset = KCOLOUR_DEFAULT_MAX_OFFSET;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {

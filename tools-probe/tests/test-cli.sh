@@ -114,12 +114,14 @@ rec=$(json "$TMP/sky.json" "'shift=%d,colours=%d,step=%d,max_offset=%d,policy=%s
 "$PROBE" --cmdline --cpuid-file "$sky" | grep -q "^kstack_colour=on,level=1,$rec\$"
 tap $? "--cmdline matches --json ($rec)"
 "$PROBE" --kconfig --cpuid-file "$sky" >"$TMP/sky.config"
-grep -q '^CONFIG_KSTACK_COLOURS=17$' "$TMP/sky.config" && grep -q '^CONFIG_KSTACK_COLOUR_SHIFT=12$' "$TMP/sky.config" &&
+grep -q '^CONFIG_KSTACK_COLOURS=3$' "$TMP/sky.config" && grep -q '^CONFIG_KSTACK_COLOUR_SHIFT=12$' "$TMP/sky.config" &&
+	grep -q '^CONFIG_KSTACK_COLOUR_STEP=1024$' "$TMP/sky.config" &&
+	grep -q '^CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048$' "$TMP/sky.config" &&
 	grep -q '^CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y$' "$TMP/sky.config"
-tap $? "--kconfig for Skylake: shift 12, 17 colours, balanced"
-"$PROBE" --json --cpuid-file "$sky" --policy addr --max-offset 2048 >"$TMP/sky2.json"
+tap $? "--kconfig for Skylake: the defaults, shift 12, 3 colours x 1024 B, max 2048 B, balanced"
+"$PROBE" --json --cpuid-file "$sky" --policy addr --step 64 --max-offset 2048 >"$TMP/sky2.json"
 tap "$(json "$TMP/sky2.json" "(j['recommendation']['colours'], j['recommendation']['policy'])" |
-	grep -qx "(32, 'addr')"; echo $?)" "--policy addr --max-offset 2048: 32 colours"
+	grep -qx "(32, 'addr')"; echo $?)" "--policy addr --step 64 --max-offset 2048: 33 rounded down to 32 colours"
 "$PROBE" --json --cpuid-file "$sky" --level 2 >"$TMP/sky3.json"
 tap "$(json "$TMP/sky3.json" "(j['recommendation']['level'], j['recommendation']['shift'])" |
 	grep -qx "(2, 16)"; echo $?)" "--level 2 on Skylake (256K 4-way L2): shift 16"

@@ -76,7 +76,14 @@ enum kcolour_note {
 #define KCOLOUR_MIN_SHIFT		6
 #define KCOLOUR_MAX_SHIFT		30
 #define KCOLOUR_MAX_OFFSET_LIMIT	8192
-#define KCOLOUR_DEFAULT_MAX_OFFSET	1024
+/*
+ * The default step and budget, chosen by a cache simulation sweep: a step
+ * of one hot stack top (its pt_regs and entry frames span about 1 KiB), so
+ * that two colours do not share those lines, and three colours.  The
+ * Kconfig defaults of KSTACK_COLOUR_STEP and _MAX_OFFSET are the same.
+ */
+#define KCOLOUR_DEFAULT_STEP		1024
+#define KCOLOUR_DEFAULT_MAX_OFFSET	2048
 #define KCOLOUR_FALLBACK_SHIFT		12	/* a 4 KiB way: see kcolour_recommend() */
 
 struct kcolour_cache {
