@@ -45,7 +45,7 @@ for tok in banana colours=0 colours=99999 shift=63 policy= step=100; do
 done
 [ "$(grep -v '^D ' "$log" | grep -c "kstack_colour: ignoring")" -eq 6 ]
 tap $? "bad tokens: exactly six warnings, no more"
-grep -q 'shift 12: 33 colours x 64 B, max 2048 B, policy rr (command line)' "$log"
-tap $? "bad tokens: the valid ones around them apply (policy rr, max_offset=2048: 33 colours)"
+grep -q 'shift 12: 3 colours x 1024 B, max 2048 B, policy rr (command line)' "$log"
+tap $? "bad tokens: the valid ones around them apply (policy rr, max_offset=2048: 3 colours of the default 1 KiB step)"
 
 tap_end
