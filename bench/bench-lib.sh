@@ -6,6 +6,16 @@
 # workloads) and optionally PLUGIN_ARGS (more kcolour-cachesim arguments,
 # comma-separated, e.g. the extra geometries).
 
+# The full workloads, the same in make bench and make bench-sweep so that
+# their figures compare.
+full_workloads() {
+	RING_NS="2 4 6 8 12 16 24 32 64"
+	RING_SWITCHES=19200	# per N; a multiple of every N
+	MSG_ARGS="1 10 100"	# messaging GROUPS FDS LOOPS
+	FORKS=1000
+	TIMEOUT=2400
+}
+
 say() { echo "[${BENCH_PROG:-bench}] $*"; }
 error() { echo "error: $*" >&2; exit 1; }
 
@@ -24,6 +34,15 @@ get_kernel() {
 	[ -n "$dir" ] || error "kernel $name: no image (log: $log)"
 	mkdir -p "$WORK/kernel-$name"
 	cp -L "$dir/bzImage" "$dir/System.map" "$dir/vmlinux" "$WORK/kernel-$name/"
+}
+
+# The run's mode, date, tool versions and CPU model, for a report's header.
+meta_common() {
+	echo "mode=$MODE"
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
+	echo "gcc=$(gcc --version | head -n 1)"
+	echo "cpu=$CPU"
 }
 
 # The kernel's banner and how kernel-build.sh got it, for a report's header.

@@ -123,6 +123,14 @@ def expected_workloads(work):
     return out
 
 
+def print_tap(results):
+    """Print (ok, text) pairs as TAP, the plan last; 0 if all passed, else 1."""
+    for i, (ok, text) in enumerate(results, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, text))
+    print("1..%d" % len(results))
+    return 0 if all(ok for ok, _ in results) else 1
+
+
 def pct(new, old):
     return 100.0 * (new - old) / old if old else float("nan")
 

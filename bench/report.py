@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 from benchdata import (CACHES, REGIONS, REGION_NAMES, expected_workloads, fmt, load_boot,
-                       pct, read_cases, read_meta, read_plugin, read_text,
+                       pct, print_tap, read_cases, read_meta, read_plugin, read_text,
                        read_workload_lines)
 
 # Off against base: the limit on the cost of the series built in.
@@ -417,10 +417,7 @@ def check(work):
     results.append((same, "determinism: two boots of %s gave %s plugin output"
                     % (repeat, "byte-identical" if same else "DIFFERENT")))
 
-    for i, (ok, text) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, text))
-    print("1..%d" % len(results))
-    return 0 if all(ok for ok, _ in results) else 1
+    return print_tap(results)
 
 
 def main(argv):

@@ -33,6 +33,8 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/tap-lib.sh
 . "$TOP/scripts/tap-lib.sh"
+# shellcheck source=bench/bench-lib.sh
+. "$TOP/bench/bench-lib.sh"
 
 QUICK=${QUICK:-}
 if [ -n "$QUICK" ]; then
@@ -45,11 +47,7 @@ if [ -n "$QUICK" ]; then
 	RESULTS=$TOP/build/bench/quick
 else
 	MODE=full
-	RING_NS="2 4 6 8 12 16 24 32 64"
-	RING_SWITCHES=19200
-	MSG_ARGS="1 10 100"
-	FORKS=1000
-	TIMEOUT=2400
+	full_workloads
 	RESULTS=$TOP/docs/results
 fi
 WORK=${WORK:-$TOP/build/bench/$MODE}
@@ -70,9 +68,6 @@ else
 	KCOLOUR_FRAGMENTS="qemu-test.config kcolour.config kcolour-task.config"
 fi
 
-# shellcheck source=bench/bench-lib.sh
-. "$TOP/bench/bench-lib.sh"
-
 # bench_boot INDEX TOTAL OUT CASE: boot() one case (a line of CASES).
 bench_boot() {
 	local index=$1 total=$2 out=$3 kernel start=$SECONDS
@@ -86,11 +81,7 @@ bench_boot() {
 # Versions and commands for the report's header.
 write_meta() {
 	{
-		echo "mode=$MODE"
-		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
-		echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
-		echo "gcc=$(gcc --version | head -n 1)"
-		echo "cpu=$CPU"
+		meta_common
 		echo "fragments_test=$KCOLOUR_FRAGMENTS"
 		echo "fragments_base=qemu-test.config"
 		local k

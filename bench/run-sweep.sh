@@ -61,11 +61,7 @@ if [ -n "$QUICK" ]; then
 	FRAGMENTS_SWEEP="qemu-test.config kcolour.config kcolour-task.config kcolour-test.config"
 else
 	MODE=full
-	RING_NS="2 4 6 8 12 16 24 32 64"
-	RING_SWITCHES=19200
-	MSG_ARGS="1 10 100"
-	FORKS=1000
-	TIMEOUT=2400
+	full_workloads
 	MAX_OFFSETS="256 512 1024 2048 4096"
 	STEPS="64 128 256 512 1024"
 	FALIGN=${FALIGN:-1}
@@ -138,11 +134,7 @@ around_cases() {
 
 write_meta() {
 	{
-		echo "mode=$MODE"
-		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
-		echo "qemu=$(qemu-system-x86_64 --version | head -n 1)"
-		echo "gcc=$(gcc --version | head -n 1)"
-		echo "cpu=$CPU"
+		meta_common
 		echo "fragments_sweep=$FRAGMENTS_SWEEP"
 		echo "l1d_extra=$L1D_EXTRA"
 		echo "l2_extra=$L2_EXTRA"

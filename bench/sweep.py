@@ -44,7 +44,7 @@ import subprocess
 import sys
 
 from benchdata import (REGIONS, REGION_NAMES, expected_workloads, fmt, load_boot, pct,
-                       read_cases, read_meta, read_plugin, read_text)
+                       print_tap, read_cases, read_meta, read_plugin, read_text)
 
 WORSE_LIMIT = 0.02
 CONTROL = "off-control"
@@ -574,10 +574,7 @@ def check(work):
                  if s.miss(name, n, "L1D-48K-12w") > s.miss(name, n, "L1D")]
         results.append((not worse, "48K 12-way never misses more than 32K 8-way (LRU "
                         "inclusion: same sets, more ways)%s" % (": " + ", ".join(worse) if worse else "")))
-    for i, (ok, text) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, text))
-    print("1..%d" % len(results))
-    return 0 if all(ok for ok, _ in results) else 1
+    return print_tap(results)
 
 
 def main(argv):
