@@ -8,6 +8,7 @@ A work dir holds `cases` (one case a line: NAME KERNEL [KERNEL_ARG...]),
 
 import os
 import re
+import subprocess
 
 CACHES = ("L1D", "L1I", "L2")
 REGIONS = ("stack-top", "stack-rest", "direct", "ktext", "kdata", "user", "other")
@@ -129,6 +130,25 @@ def print_tap(results):
         print("%s %d - %s" % ("ok" if ok else "not ok", i, text))
     print("1..%d" % len(results))
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def plot_png(png, title, xlabel, ylabel, xs, pad, plots):
+    """A PNG line plot on a log2 x axis with a tick at each of xs (gnuplot)."""
+    script = "\n".join([
+        "set terminal pngcairo size 900,560 font ',11'",
+        "set output '%s'" % png,
+        "set title '%s'" % title,
+        "set xlabel '%s'" % xlabel,
+        "set ylabel '%s'" % ylabel,
+        "set logscale x 2",
+        "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
+        "set xtics (%s)" % ", ".join(str(x) for x in xs),
+        "set yrange [0:*]",
+        "set grid",
+        "set key outside right top",
+        "plot " + ", ".join(plots),
+    ])
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
 def pct(new, old):

@@ -14,11 +14,10 @@ workloads, one marker phase each, in order), `meta` (versions, key=value),
 import filecmp
 import os
 import re
-import subprocess
 import sys
 
 from benchdata import (CACHES, REGIONS, REGION_NAMES, expected_workloads, fmt, load_boot,
-                       pct, print_tap, read_cases, read_meta, read_plugin, read_text,
+                       pct, plot_png, print_tap, read_cases, read_meta, read_plugin, read_text,
                        read_workload_lines)
 
 # Off against base: the limit on the cost of the series built in.
@@ -177,21 +176,8 @@ class Report:
                          % (dat, 2 + 2 * i, c, n))
             plots.append("'%s' using 1:%d with lines lw 1.5 dt 2 lc rgb '%s' title '%s FA bound'"
                          % (dat, 3 + 2 * i, c, n))
-        script = "\n".join([
-            "set terminal pngcairo size 900,560 font ',11'",
-            "set output '%s'" % png,
-            "set title '%s'" % title,
-            "set xlabel 'tasks in the ring (N)'",
-            "set ylabel 'L1D misses per context switch'",
-            "set logscale x 2",
-            "set xrange [%g:%g]" % (min(ns) / 1.15, max(ns) * 1.15),
-            "set xtics (%s)" % ", ".join(str(n) for n in ns),
-            "set yrange [0:*]",
-            "set grid",
-            "set key outside right top",
-            "plot " + ", ".join(plots),
-        ])
-        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+        plot_png(png, title, "tasks in the ring (N)", "L1D misses per context switch",
+                 ns, 1.15, plots)
 
     def write(self):
         m = self.meta

@@ -40,11 +40,10 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 
 from benchdata import (REGIONS, REGION_NAMES, expected_workloads, fmt, load_boot, pct,
-                       print_tap, read_cases, read_meta, read_plugin, read_text)
+                       plot_png, print_tap, read_cases, read_meta, read_plugin, read_text)
 
 WORSE_LIMIT = 0.02
 CONTROL = "off-control"
@@ -66,6 +65,12 @@ SHIFT_CASES = {"L1D-32K-16w": "chosen-shift11", "L1D-64K-2w": "chosen-shift15"}
 def colours(step, max_offset, way=PRIMARY_WAY_SIZE):
     """The kernel's colour count: one way over the step, capped by the budget."""
     return max(1, min(way // step, max_offset // step + 1))
+
+
+def grid_params(name):
+    """(max_offset, step) of a grid case name mMAX_OFFSET-sSTEP."""
+    m, s = map(int, GRID_RE.match(name).groups())
+    return m, s
 
 
 def geom_ways(cache):
@@ -121,11 +126,14 @@ class Sweep:
         ways = geom_ways(cache)
         return [n for n in self.ring_ns() if ways / 2 <= n <= ways]
 
+    def ratios(self, name, ns, cache, ref):
+        """name's misses over ref's at each event of ns where ref has any."""
+        return [self.miss(name, n, cache) / self.miss(ref, n, cache)
+                for n in ns if self.miss(ref, n, cache) > 0]
+
     def score(self, name, cache=PRIMARY, ref="off"):
         """Mean over N = ways/2..ways of name's misses over ref's."""
-        ns = self.target_ns(cache)
-        ratios = [self.miss(name, n, cache) / self.miss(ref, n, cache)
-                  for n in ns if self.miss(ref, n, cache) > 0]
+        ratios = self.ratios(name, self.target_ns(cache), cache, ref)
         return sum(ratios) / len(ratios) if ratios else float("nan")
 
     def noise(self, n, cache=PRIMARY, ref="off"):
@@ -136,7 +144,7 @@ class Sweep:
 
     def worst(self, name, cache=PRIMARY, ref="off"):
         """(excess over the limit, where, misses, ref's) of the worst event against ref."""
-        worst = (-math.inf, None)
+        worst = (-math.inf, None, 0.0, 0.0)
         for n in self.ring_ns() + ["messaging"]:
             a, b = self.miss(name, n, cache), self.miss(ref, n, cache)
             limit = max(WORSE_LIMIT, self.noise(n, cache, ref))
@@ -157,8 +165,7 @@ class Sweep:
 
     def overall(self, name, cache=PRIMARY, ref="off"):
         """Geometric mean over every ring N of name's misses over ref's."""
-        ratios = [self.miss(name, n, cache) / self.miss(ref, n, cache)
-                  for n in self.ring_ns() if self.miss(ref, n, cache) > 0]
+        ratios = self.ratios(name, self.ring_ns(), cache, ref)
         return math.exp(sum(math.log(max(r, 1e-9)) for r in ratios) / len(ratios))
 
     def choose(self):
@@ -172,10 +179,10 @@ class Sweep:
         ties = [n for n in pool if measure(n) <= best + TIE]
 
         def key(n):
-            m, s = map(int, GRID_RE.match(n).groups())
+            m, s = grid_params(n)
             return (m, -s)
         pick = min(ties, key=key)
-        m, s = map(int, GRID_RE.match(pick).groups())
+        m, s = grid_params(pick)
         why = ("%s: %s; score %.0f%% of off's L1D misses per switch at N=%s, "
                "geometric mean %.0f%% over every ring N" % (
                    pick, what, 100 * self.score(pick), ",".join(map(str, self.target_ns())),
@@ -184,37 +191,23 @@ class Sweep:
 
     # -------------------------------------------------------- plots
 
-    def gnuplot(self, script):
-        subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
-
     def plot_grid(self, png, measure, title):
-        steps = sorted({int(GRID_RE.match(n).group(2)) for n in self.grid})
-        offsets = sorted({int(GRID_RE.match(n).group(1)) for n in self.grid})
+        params = [grid_params(n) for n in self.grid]
+        steps = sorted({s for _, s in params})
+        offsets = sorted({m for m, _ in params})
         dat = os.path.join(self.work, "plot-%s.dat" % os.path.basename(png))
         with open(dat, "w") as f:
             for s in steps:
                 f.write("# step %d\n" % s)
                 for m in offsets:
-                    if "m%d-s%d" % (m, s) in self.grid:
+                    if (m, s) in params:
                         f.write("%d %.2f\n" % (m, 100 * measure("m%d-s%d" % (m, s))))
                 f.write("\n\n")
         plots = ["'%s' index %d using 1:2 with linespoints lw 2 pt 7 title 'step %d B'"
                  % (dat, i, s) for i, s in enumerate(steps)]
-        self.gnuplot([
-            "set terminal pngcairo size 900,560 font ',11'",
-            "set output '%s'" % png,
-            "set title '%s'" % title,
-            "set xlabel 'max\\_offset (bytes)'",
-            "set ylabel '% of colouring off (100 = no change)'",
-            "set logscale x 2",
-            "set xrange [%g:%g]" % (offsets[0] / 1.3, offsets[-1] * 1.3),
-            "set xtics (%s)" % ", ".join(str(m) for m in offsets),
-            "set yrange [0:*]",
-            "set grid",
-            "set key outside right top",
-            "f(x) = 100",
-            "plot " + ", ".join(plots) + ", f(x) with lines dt 2 lc rgb 'black' title 'off'",
-        ])
+        plots.append("100 with lines dt 2 lc rgb 'black' title 'off'")
+        plot_png(png, title, "max\\_offset (bytes)", "% of colouring off (100 = no change)",
+                 offsets, 1.3, plots)
 
     def plot_curves(self, png, cases, cache, title, region="all"):
         present = [c for c in cases if c in self.names]
@@ -226,20 +219,8 @@ class Sweep:
                                                  for c in present)))
         plots = ["'%s' using 1:%d with linespoints lw 2 pt 7 title '%s'" % (dat, 2 + i, c)
                  for i, c in enumerate(present)]
-        self.gnuplot([
-            "set terminal pngcairo size 900,560 font ',11'",
-            "set output '%s'" % png,
-            "set title '%s'" % title,
-            "set xlabel 'tasks in the ring (N)'",
-            "set ylabel '%s misses per context switch'" % cache.split("-")[0],
-            "set logscale x 2",
-            "set xrange [%g:%g]" % (min(ns) / 1.15, max(ns) * 1.15),
-            "set xtics (%s)" % ", ".join(str(n) for n in ns),
-            "set yrange [0:*]",
-            "set grid",
-            "set key outside right top",
-            "plot " + ", ".join(plots),
-        ])
+        plot_png(png, title, "tasks in the ring (N)",
+                 "%s misses per context switch" % cache.split("-")[0], ns, 1.15, plots)
 
 
 # ------------------------------------------------------------ report
@@ -320,7 +301,7 @@ class Report(Sweep):
                         ["%.0f%%" % (100 * self.score(CONTROL)),
                          "%.0f%%" % (100 * self.overall(CONTROL)), ""])
         for name in self.grid:
-            m, s = map(int, GRID_RE.match(name).groups())
+            m, s = grid_params(name)
             over, where, a, b = self.worst(name)
             mark = "**%s**" % name if name == self.chosen else name
             rows.append([mark, m, s, colours(s, m)] + [self.rel(name, n) for n in ns] +
