@@ -3,13 +3,12 @@
 # Paths: build/ holds everything made inside the clone (ignored by git);
 # KCOLOUR_CACHE (outside the clone) holds what is worth keeping between
 # clones: the unpacked base kernel and finished kernel images, keyed by
-# series and fragments.
+# the inputs of the build (harness/kernel.py).
 
-SHARED        ?= $(abspath ../shared)
-FIXTURES      ?= $(SHARED)/fixtures/cpuid
+FIXTURES      ?= $(abspath $(shell awk -F'\t' '$$1 == "path" && $$2 == "fixtures" { print $$3 }' facts.tsv))
 BUILD         := $(CURDIR)/build
 KCOLOUR_CACHE ?= $(HOME)/.cache/kcolour
-export SHARED FIXTURES BUILD KCOLOUR_CACHE
+export FIXTURES BUILD KCOLOUR_CACHE
 
 .PHONY: all help deps probe check check-full
 

@@ -1,30 +1,46 @@
-"""The data of a bench run, shared by bench/report.py and bench/sweep.py.
-
-A work dir holds `cases` (one case a line: NAME KERNEL [KERNEL_ARG...]),
-`run.sh` (the guest's workloads, one marker phase each, in order), `meta`
-(key=value) and per boot NAME.txt (kcolour-cachesim output) and NAME.log
-(the console, where each workload prints its key=value line).
+"""A bench run and its data, shared by bench/bench.py (make bench) and
+bench/sweep.py (make bench-sweep), over harness/: the plugin and the guest
+workloads (bench/cachesim), one initramfs whose /run.sh is a facts.tsv workload
+set (a marker phase a line), deterministic boots.  The work dir keeps, per boot,
+NAME.txt (the plugin's output), NAME.log (the console: each workload's key=value
+line), NAME.err, NAME.rc, and run.sh, cases, commands and meta for people.
+REPORT_ONLY=1 boots nothing: it reads a work dir and writes the checks and the
+report again.
 """
 
 import os
 import re
+import shutil
 import subprocess
+import sys
+import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness import facts, kernel, qemu, tap  # noqa: E402
+
+ROOT = facts.ROOT
+CPU = "Skylake-Client"  # the plugin's default geometry is this model's
+# norandmaps: with user ASLR the page-table pages a fork allocates (and clears,
+# 4,100 instructions a page) vary with the layout the guest's random stream
+# draws, and colouring changes that stream: on against off was -3.1%
+# instructions per fork with ASLR, +0.24% without, +0.20% of it the balanced
+# scan (kcolour-cachesim profile=, bench/cachesim/profile-diff.py).
+KARGS = ["nokaslr", "norandmaps", "quiet"]
+WORKLOADS = ("ring", "messaging", "forkloop")
 CACHES = ("L1D", "L1I", "L2")
-REGIONS = ("stack-top", "stack-rest", "direct", "ktext", "kdata", "user", "other")
-REGION_NAMES = {
-    "stack-top": "stack top",
-    "stack-rest": "stack rest",
-    "direct": "direct map",
-    "ktext": "kernel text",
-    "kdata": "kernel data",
-    "user": "user",
-    "other": "other",
-    "all": "all",
-}
+# The plugin's regions, then their sum: the report's names.
+REGIONS = {"stack-top": "stack top", "stack-rest": "stack rest", "direct": "direct map",
+           "ktext": "kernel text", "kdata": "kernel data", "user": "user", "other": "other",
+           "all": "all"}
 # Searched, not matched: the first line follows the firmware's escape codes
 # on the same console line ("...\x1b[2Jring tasks=2 ...").
 WORKLOAD_RE = re.compile(r"(ring|messaging|forkloop)((?: [a-z]+=-?[0-9]+)+)\s*$")
+
+
+def parse_kv(text):
+    return {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v
+            for k, v in (item.split("=", 1) for item in text.split())}
 
 
 class Phase:
@@ -35,119 +51,257 @@ class Phase:
         self.info = info        # the workload's key=value line
         self.head = head        # the plugin's phase line (insns, complete)
         self.counts = counts    # (cache, region) -> {accesses, sa_miss, fa_miss}
+        # The denominator of per-event figures: (name, count).
+        self.unit = {"ring": ("switch", info.get("switches")), "forkloop": (
+            "fork", info.get("forks"))}.get(workload, ("message", info.get("messages")))
 
     @property
     def label(self):
-        if self.workload == "ring":
-            return "ring N=%d" % self.info["tasks"]
-        return self.workload
+        return "ring N=%d" % self.info["tasks"] if self.workload == "ring" else self.workload
+
+    def per(self, value):
+        return value / self.unit[1]
 
     @property
-    def unit(self):
-        """The denominator of per-event figures: (name, count)."""
-        if self.workload == "ring":
-            return "switch", self.info["switches"]
-        if self.workload == "forkloop":
-            return "fork", self.info["forks"]
-        return "message", self.info["messages"]
+    def insns(self):
+        return self.per(self.head["insns"])
 
-    def per(self, value, denominator=None):
-        return value / (denominator or self.unit[1])
+    def rate(self, cache, region="all", kind="sa_miss"):
+        """Misses per event."""
+        return self.per(self.counts[(cache, region)][kind])
 
-    def miss(self, cache, region, kind="sa_miss"):
-        return self.counts[(cache, region)][kind]
+    def sa_fa(self, cache, region):
+        """Misses per event, set-associative (fully associative in brackets)."""
+        return "%s (%s)" % (fmt(self.rate(cache, region)), fmt(self.rate(cache, region, "fa_miss")))
 
 
-def parse_kv(text):
-    return {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v
-            for k, v in (item.split("=", 1) for item in text.split())}
+class Boot(list):
+    """One boot's Phases, paired in order with the workload lines of its
+    console STEM.log; .config and .phases ({n: (head, counts)}) as the plugin
+    wrote them to STEM.txt, .raw that file's bytes."""
 
-
-def read_workload_lines(log):
-    """The workloads' result lines of a console log, in order."""
-    lines = []
-    with open(log, errors="replace") as f:
-        for line in f:
-            m = WORKLOAD_RE.search(line.rstrip("\r\n"))
-            if m:
-                lines.append((m.group(1), parse_kv(m.group(2))))
-    return lines
-
-
-def read_plugin(path):
-    """(config dict, {phase: (head dict, {(cache, region): counts})})."""
-    config, phases = {}, {}
-    with open(path) as f:
-        for line in f:
-            words = line.split()
-            if words[:2] == ["cachesim", "config"]:
-                config = parse_kv(" ".join(words[2:]))
+    def __init__(self, stem):
+        txt = Path(str(stem) + ".txt")
+        self.raw = txt.read_bytes() if txt.exists() else b""
+        self.config, self.phases = {}, {}
+        for words in (line.split() for line in self.raw.decode().splitlines()):
+            kv = parse_kv(" ".join(words[2 if words[1] == "config" else 1:]))
+            if words[1] == "config":
+                self.config = kv
                 continue
-            kv = parse_kv(" ".join(words[1:]))
-            head, counts = phases.setdefault(kv["phase"], ({}, {}))
+            head, counts = self.phases.setdefault(kv["phase"], ({}, {}))
             if "cache" in kv:
                 counts[(kv["cache"], kv["region"])] = kv
             else:
                 head.update(kv)
-    return config, phases
+        console = Path(str(stem) + ".log").read_text(errors="replace")
+        self.lines = [(m.group(1), parse_kv(m.group(2))) for m in
+                      map(WORKLOAD_RE.search, console.splitlines()) if m]
+        super().__init__(Phase(wl, info, *self.phases[i])
+                         for i, (wl, info) in enumerate(self.lines) if i in self.phases)
+
+    def of(self, workload):
+        return [p for p in self if p.workload == workload]
+
+    def event(self, e):
+        """The Phase of ring N (an int) or of a workload (a name)."""
+        return next(p for p in self if
+                    (p.info.get("tasks") == e if isinstance(e, int) else p.workload == e))
+
+    def insns(self, workload):
+        """Instructions per event, every phase of the workload pooled."""
+        phases = self.of(workload)
+        return sum(p.head["insns"] for p in phases) / sum(p.unit[1] for p in phases)
 
 
-def load_boot(work, name):
-    """The Phases of one boot, paired in order with the workload lines."""
-    _, phases = read_plugin(os.path.join(work, name + ".txt"))
-    lines = read_workload_lines(os.path.join(work, name + ".log"))
-    return [Phase(wl, info, *phases[i]) for i, (wl, info) in enumerate(lines) if i in phases]
+class Run:
+    """One run: the tools, the initramfs, the images, the boots, the TAP."""
+
+    def __init__(self, prog, wset, work, timeout, plugin_args=""):
+        self.prog, self.quick, self.timeout, self.plugin_args = prog, wset != "full", timeout, \
+            plugin_args
+        self.replay = bool(os.environ.get("REPORT_ONLY"))  # the work dir's boots, no new ones
+        self.work = Path(os.environ.get("WORK") or work)
+        self.tap, self.start, self.want = tap.Tap(), time.time(), facts.workloads(wset)
+        self.images, self.layout, self.cases, self.boots = {}, {}, [], {}
+        if not shutil.which("gnuplot"):
+            self.bail("gnuplot not found (apt-get install gnuplot-nox)")
+        if self.replay:
+            self.meta = dict(line.split("=", 1)
+                             for line in (self.work / "meta").read_text().splitlines())
+            self.commands = (self.work / "commands").read_text().splitlines()
+            return
+        self.meta = {"mode": "quick" if self.quick else "full",
+                     "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                     "qemu": kernel.tool_version(["qemu-system-x86_64", "--version"]),
+                     "gcc": kernel.tool_version(["gcc", "--version"]), "cpu": CPU}
+        self.commands = ["make %s%s   # bench/%s.py, which runs:" % (
+            prog, " QUICK=1" if self.quick else "", prog.replace("bench-", ""))]
+        shutil.rmtree(self.work, ignore_errors=True)
+        (self.work / "bin").mkdir(parents=True)
+        self.make("bench/cachesim", "OUT=%s" % (self.work / "bin"), "all")
+        (self.work / "run.sh").write_text("set -e\n" + "".join(c + "\n" for c in self.want))
+        qemu.initramfs(self.work / "initramfs.cpio.gz",
+                       [(self.work / "bin" / w, "/bin/" + w) for w in WORKLOADS] +
+                       [(self.work / "run.sh", "/run.sh")])
+
+    def say(self, msg):
+        print("[%s] %s" % (self.prog, msg), file=sys.stderr, flush=True)
+
+    def bail(self, msg, diag=()):
+        """A failure that ends the run: one failed test, the plan, exit 1."""
+        self.tap(False, msg, diag)
+        self.tap.plan()
+        sys.exit(1)
+
+    def make(self, *args):
+        if subprocess.run(["make", "-s", "-C", str(ROOT / args[0])] + list(args[1:]),
+                          stdout=sys.stderr).returncode:
+            self.bail("make -C %s failed" % " ".join(args))
+
+    def image(self, key, name):
+        """kernel.image(name), known to the report as KEY (test, base, sweep...)."""
+        if self.replay:
+            return None
+        self.commands.append("python3 -m harness image " + name)
+        try:
+            img = self.images[key] = kernel.image(name)
+        except kernel.Error as e:
+            self.bail("image %s: %s" % (name, e))
+        banner = re.search(rb"Linux version [ -~]+", (img.path / "vmlinux").read_bytes())
+        self.meta.update({"banner_" + key: banner.group().decode(), "build_" + key: img.how,
+                          "fragments_" + key: " ".join(f + ".config"
+                                                       for f in facts.image_spec(name)[1])})
+        sym = {w[2]: w[0] for w in map(str.split, open(img.path / "System.map")) if len(w) == 3}
+        self.layout[key] = "text=%s-%s,data=%s-%s" % (sym["_text"], sym["_etext"], sym["_etext"],
+                                                      sym["_end"])
+        return img
+
+    def boot(self, stage, cases, engine=None):
+        """Boot every case (NAME, IMAGE KEY, KERNEL ARGS), JOBS at a time, and
+        read each; a boot that fails ends the run."""
+        if not self.replay:
+            self.run_boots(stage, cases, engine)
+        self.boots.update((n, Boot(self.work / n)) for n, _, _ in cases)
+        self.cases += cases
+
+    def run_boots(self, stage, cases, engine):
+        boots = [qemu.Boot(n, self.images[k], self.work / "initramfs.cpio.gz", self.work,
+                           model=CPU, timeout=self.timeout, args=KARGS + a.split(),
+                           deterministic=True, plugin=",".join(
+                               filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
+                                             self.layout[k], self.plugin_args,
+                                             "out=%s" % (self.work / (n + ".txt"))])))
+                 for n, k, a in cases]
+        self.commands += [b.command() for b in boots]
+        start = time.time()
+        self.say("%s: %d boots: %s" % (stage, len(boots), ", ".join(c[0] for c in cases)))
+        for r in qemu.run(boots, engine=engine):
+            if not r.ok:
+                self.bail("%s: boot %s failed (status %d, log %s.log)" % (
+                    stage, r.boot.name, r.status, r.boot.file),
+                          [line for line in r.errors.splitlines() if line.isprintable()][-10:])
+        self.say("%s: %d boots in %ds" % (stage, len(boots), time.time() - start))
+
+    def check_boots(self, names, extras=0):
+        """Every phase of each boot present, complete, every cache/region line
+        there (and the extra geometries), the workload lines in order."""
+        for name in names:
+            b, problems = self.boots[name], []
+            if b.config.get("phases") != len(self.want):
+                problems.append("%s phases, want %d" % (b.config.get("phases"), len(self.want)))
+            for i in range(len(self.want)):
+                head, counts = b.phases.get(i, ({}, {}))
+                if head.get("complete") != 1:
+                    problems.append("phase %d not complete" % i)
+                missing = [(c, r) for c in CACHES for r in REGIONS if (c, r) not in counts]
+                if missing:
+                    problems.append("phase %d lacks %d cache/region lines" % (i, len(missing)))
+            got, want = [wl for wl, _ in b.lines], [c.split()[0] for c in self.want]
+            if got != want:
+                problems.append("workload lines %s, want %s" % (got, want))
+            geoms = {c for i in b.phases for c, _ in b.phases[i][1]} - set(CACHES)
+            if len(geoms) != extras:
+                problems.append("%d extra geometries, want %d" % (len(geoms), extras))
+            self.tap(not problems, "%s: every phase present and complete (%d)%s%s" % (
+                name, len(self.want), ", %d extra geometries" % extras if extras else "",
+                ": " + "; ".join(problems) if problems else ""))
+        return not self.tap.failed
+
+    def finish(self, report, results):
+        """cases, commands and meta into the work dir, the report, the plan."""
+        for f, text in (("cases", "".join("%s %s %s\n" % c for c in self.cases)),
+                        ("commands", "\n".join(self.commands) + "\n"),
+                        ("meta", "".join("%s=%s\n" % kv for kv in self.meta.items()))):
+            (self.work / f).write_text(text)
+        if report:
+            Path(results).mkdir(parents=True, exist_ok=True)
+            report.save(Path(results))
+            self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
+                                                  time.time() - self.start))
+        return self.tap.plan()
 
 
-def read_cases(work):
-    with open(os.path.join(work, "cases")) as f:
-        return [line.split()[0:2] + [" ".join(line.split()[2:])] for line in f if line.strip()]
+class Doc:
+    """A markdown report of a Run's boots; a subclass gives .names, the cases
+    (the first one's phases are the layout of every boot's)."""
 
+    def __init__(self, run):
+        self.run, self.work, self.meta, self.boots, self.out = run, run.work, run.meta, \
+            run.boots, []
 
-def read_meta(work):
-    with open(os.path.join(work, "meta")) as f:
-        return dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
+    def w(self, line=""):
+        """One line; a line wrapped in the source joins with single spaces."""
+        self.out.append(re.sub(r"\s*\n\s*", " ", line))
 
+    def md(self, text, *args):
+        """Paragraphs (headings too) written in the source, split by blank lines,
+        each a line and a blank line; text % args where there are args."""
+        for par in re.split(r"\n\s*\n", (text % args if args else text).strip()):
+            self.w(par.strip())
+            self.w()
 
-def read_text(work, name):
-    with open(os.path.join(work, name)) as f:
-        return f.read().strip()
+    def table(self, head, rows, align=None):
+        """align: a letter a column, l or r (default: the first l, the rest r)."""
+        align = align or "l" + "r" * (len(head) - 1)
+        self.w("| " + " | ".join(head) + " |")
+        self.w("|" + "".join("---:|" if a == "r" else "---|" for a in align))
+        for r in rows:
+            self.w("| " + " | ".join(str(x) for x in r) + " |")
+        self.w()
 
+    def code(self, text):
+        self.out += ["```", text.rstrip("\n"), "```", ""]
 
-def expected_workloads(work):
-    """(workload, args) of each line of the guest's run.sh."""
-    out = []
-    for line in read_text(work, "run.sh").splitlines():
-        words = line.split()
-        if words and words[0] in ("ring", "messaging", "forkloop"):
-            out.append((words[0], [int(w) for w in words[1:]]))
-    return out
+    def ring_ns(self):
+        return [p.info["tasks"] for p in self.boots[self.names[0]].of("ring")]
 
+    def miss(self, name, event, cache="L1D", region="all", kind="sa_miss"):
+        """A case's misses per event at ring N (an int) or of a workload."""
+        return self.boots[name].event(event).rate(cache, region, kind)
 
-def print_tap(results):
-    """Print (ok, text) pairs as TAP, the plan last; 0 if all passed, else 1."""
-    for i, (ok, text) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, text))
-    print("1..%d" % len(results))
-    return 0 if all(ok for ok, _ in results) else 1
+    def ring_plot(self, png, dat, title, ylabel, series, head=""):
+        """A plot against the ring's N of series (title, gnuplot style, [value an N])."""
+        ns = self.ring_ns()
+        Path(dat).write_text(head + "".join("%d %s\n" % (n, " ".join("%.4f" % s[2][i]
+                                                                    for s in series))
+                                            for i, n in enumerate(ns)))
+        plot_png(png, title, "tasks in the ring (N)", ylabel, ns, 1.15,
+                 ["'%s' using 1:%d with %s title '%s'" % (dat, 2 + i, style, t)
+                  for i, (t, style, _) in enumerate(series)])
+
+    def write_md(self, path):
+        Path(path).write_text("\n".join(self.out) + "\n")
 
 
 def plot_png(png, title, xlabel, ylabel, xs, pad, plots):
     """A PNG line plot on a log2 x axis with a tick at each of xs (gnuplot)."""
     script = "\n".join([
-        "set terminal pngcairo size 900,560 font ',11'",
-        "set output '%s'" % png,
-        "set title '%s'" % title,
-        "set xlabel '%s'" % xlabel,
-        "set ylabel '%s'" % ylabel,
-        "set logscale x 2",
-        "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
-        "set xtics (%s)" % ", ".join(str(x) for x in xs),
-        "set yrange [0:*]",
-        "set grid",
-        "set key outside right top",
-        "plot " + ", ".join(plots),
-    ])
+        "set terminal pngcairo size 900,560 font ',11'", "set output '%s'" % png,
+        "set title '%s'" % title, "set xlabel '%s'" % xlabel, "set ylabel '%s'" % ylabel,
+        "set logscale x 2", "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
+        "set xtics (%s)" % ", ".join(str(x) for x in xs), "set yrange [0:*]", "set grid",
+        "set key outside right top", "plot " + ", ".join(plots)])
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
@@ -157,8 +311,4 @@ def pct(new, old):
 
 def fmt(x):
     """Per-event figures: 3 significant digits, at least 2 decimals below 10."""
-    if abs(x) >= 1000:
-        return "%.0f" % x
-    if abs(x) >= 10:
-        return "%.1f" % x
-    return "%.2f" % x
+    return "%.0f" % x if abs(x) >= 1000 else "%.1f" % x if abs(x) >= 10 else "%.2f" % x

@@ -1,101 +1,111 @@
 #!/usr/bin/env python3
-"""perf stat parsing and the statistics of bench/perf-ab.sh (stdlib only).
+"""make perf-ab: the hardware-counter A/B of kernel stack colouring (stdlib only).
 
-    perfab.py parse [--raw] FILE     one line per event of a `perf stat -x,`
-                                     output file (TSV); --raw: one per line
-    perfab.py probe FILE EVENTS      exit 0 when every event of EVENTS (comma
-                                     list) was counted in FILE, else exit 3
-                                     with the reason on stderr
-    perfab.py report DIR [--threshold T]
-                                     DIR/results.md and DIR/runs.csv from the
-                                     runs listed in DIR/runs.tsv; prints
-                                     results.md
+    python3 bench/perfab.py     as root, on a real machine booted into the patched kernel
 
-Exit status: 0 fine; 1 bad input (a malformed perf file, a missing run), with
-the reason on stderr; 2 usage; 3 (probe) the counters are not available.
+The workloads (bench/workloads: ring N for N in RING_NS, messaging, forkloop) run under
+`perf stat -x,` with the sysctl kernel.kstack_colour 0 and 1, REPEATS times a state,
+interleaved off, on, off, on, ... (after WARMUP discarded pairs), pinned to one CPU.  The
+sysctl is restored however it ends.  WORK gets results.md (also on stdout), runs.csv
+(every count), raw/ (each run's perf CSV and output), runs.tsv (the runs) and meta.
+A difference is real when Welch's |t| > THRESHOLD: on's mean differs from off's by more
+than THRESHOLD combined standard errors sqrt(sd_off^2/n_off + sd_on^2/n_on); otherwise
+it is noise.  p is shown; the rule does not use it.
 
-The input: `perf stat -x, -o FILE -e EVENTS -- CMD` (no -I, -a, -A or
---per-*).  Each counter line is
+Environment: REPEATS=10 (at least 2), WARMUP=1, RING_NS="2 4 8 16" (2..64),
+RING_SWITCHES=200000 (a ring run's: rounds = RING_SWITCHES / N), MSG_ARGS="1 10 5000"
+(GROUPS FDS LOOPS), FORKS=2000 (these three empty: no such case), EVENTS=cycles,
+instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses (where LLC's is
+<not supported>, as on many AMD CPUs, cache-misses can stand in), THRESHOLD=3,
+PIN_CPU=N|none (the lowest allowed CPU), PERF=perf, WL_DIR=DIR (no build),
+KSTACK_COLOUR_SYSCTL=/proc/sys/kernel/kstack_colour, WORK=build/perf-ab.
 
-    value,unit,event[,variance][,run time,percentage running[,metric,metric unit]]
-
-(the variance only with -r).  value is a number, `<not counted>` (the
-counter never ran: a hybrid CPU's other core type, or multiplexing) or
-`<not supported>`; perf scales a multiplexed count to the full time itself.
-Lines starting with '#' (-o's "# started on") and blank lines are skipped,
-and so are metric-only lines (value and event empty).  An event may carry a
-PMU and modifiers: `cpu_core/cycles/`, `cycles:u`, `cpu_atom/cycles/u`; the
-lines of one event name from several PMUs (a hybrid CPU: cpu_core and
-cpu_atom) are summed, which is the whole task's count wherever it ran.
-Events whose -e spelling holds a comma (`cpu/event=0x3c,umask=0/`) cannot be
-told apart from the field separator and are not supported.
-
-The decision rule (report): a difference is real when Welch's |t| exceeds
-THRESHOLD (3), that is when the difference of the two means exceeds three
-combined standard errors, sqrt(sd_off^2/n_off + sd_on^2/n_on) (so it also
-exceeds two).  Otherwise it is noise.  With 10 runs a side (about 18 degrees
-of freedom) |t| > 3 is a two-sided p below about 0.008; p is shown, the
-rule does not use it.
+Exit: 0 done, or no usable counters here (it says what to install or change, "no numbers
+produced"); 1 an error (not a kcolour kernel, not root, a failed run, bad perf output);
+2 a bad setting; 128 + N on signal N (HUP, INT, TERM).
 """
 
-import argparse
+import collections
+import contextlib
 import math
 import os
 import re
+import shutil
+import signal
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
 
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLD = 3.0
 COUNTED, NOT_COUNTED, NOT_SUPPORTED = "counted", "not counted", "not supported"
 SPECIAL = {"<not counted>": NOT_COUNTED, "<not supported>": NOT_SUPPORTED}
+SETTINGS = {    # the environment's settings and their defaults, also for an empty value
+    "REPEATS": "10", "WARMUP": "1", "RING_NS": "2 4 8 16", "RING_SWITCHES": "200000",
+    "MSG_ARGS": "1 10 5000", "FORKS": "2000", "THRESHOLD": "3", "PIN_CPU": "",
+    "EVENTS": "cycles,instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses",
+    "PERF": "perf", "KSTACK_COLOUR_SYSCTL": "/proc/sys/kernel/kstack_colour", "WL_DIR": "",
+    "WORK": os.path.join(TOP, "build", "perf-ab")}
+EMPTY_MEANS_NONE = ("RING_NS", "MSG_ARGS", "FORKS")     # set but empty: no such case
+CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)",         # (setting, pattern, what)
+           "at least 2 (a standard deviation needs two runs)"),
+          ("WARMUP", r"[0-9]+", "a non-negative integer"),
+          ("RING_SWITCHES", r"[0-9]+", "a non-negative integer"),
+          ("FORKS", r"[0-9]*", "a number of forks or empty"),
+          ("THRESHOLD", r"[0-9]+(\.[0-9]+)?", "a number"),
+          ("PIN_CPU", r"[0-9]+|none|", "a CPU number or none")]
 
 # workload -> (key of its output line, unit): the per-unit denominator.
-# ring's switches is N x rounds (one switch per pass on one CPU); messaging
-# prints no switch count of its own, ctxt is the kernel's (system-wide) count
-# inside its window; forkloop's forks is exact.
-DENOMINATORS = {
-    "ring": ("switches", "switch"),
-    "messaging": ("ctxt", "switch"),
-    "forkloop": ("forks", "fork"),
-}
+# Pinned to one CPU, each pass of ring's token is one context switch (as in the
+# cache simulator), so its switches are N x rounds; messaging prints no switch
+# count of its own, ctxt is the kernel's (system-wide) count inside its window;
+# forkloop's forks is exact.
+DENOMINATORS = {"ring": ("switches", "switch"), "messaging": ("ctxt", "switch"),
+                "forkloop": ("forks", "fork")}
 
 
 class PerfabError(Exception):
     """Bad input: the message says which file and line, and what is wrong."""
 
 
+def read_text(path, must=False):
+    """A file's text without its trailing newlines, as $(cat PATH); None if it
+    cannot be read, or with must a PerfabError naming it."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().rstrip("\n")
+    except OSError as e:
+        if must:
+            raise PerfabError("%s: %s" % (path, e.strerror)) from None
+        return None
+
+
+def cell(x, form, missing=""):
+    """A CSV or table cell: form % x; missing for None or nan (a table's: n/a)."""
+    return missing if x is None or math.isnan(x) else form % x
+
+
 # ------------------------------------------------------------ perf stat CSV
 
-class Record:
-    """One counter line of perf stat -x output."""
-
-    def __init__(self, name, value, status, unit, runtime, pct):
-        self.name = name            # as perf printed it: cpu_core/cycles/u
-        self.pmu, self.event, self.modifiers = split_event(name)
-        self.value = value          # float, None unless status is COUNTED
-        self.status = status
-        self.unit = unit
-        self.runtime = runtime      # ns the counter ran (None: not printed)
-        self.pct = pct              # % of the time it was on a counter
-
-    def __repr__(self):
-        return "Record(%r, %r, %r)" % (self.name, self.value, self.status)
+# One counter line of perf stat -x output: name as perf printed it (cpu_core/cycles/u)
+# and split_event()'s parts of it; value None unless status is COUNTED; runtime the ns
+# the counter ran, pct the % of it on a counter (None where perf printed none).
+Record = collections.namedtuple("Record", "name pmu event modifiers value status unit runtime pct")
 
 
 def split_event(name):
-    """(pmu, event, modifiers) of an event name as perf prints it.
-
-    `cycles` -> (None, 'cycles', ''); `cycles:u` -> (None, 'cycles', 'u');
-    `cpu_core/cycles/` -> ('cpu_core', 'cycles', ''); `cpu_atom/cycles/u`
-    and `cpu_atom/cycles:u/` -> ('cpu_atom', 'cycles', 'u').
-    """
-    pmu, mods = None, ""
+    """(pmu, event, modifiers): `cycles:u` -> (None, 'cycles', 'u'), `cpu_atom/cycles/u`
+    and `cpu_atom/cycles:u/` -> ('cpu_atom', 'cycles', 'u')."""
     m = re.fullmatch(r"([A-Za-z0-9_.\-]+)/([^/]+)/([A-Za-z]*)", name)
-    if m:
-        pmu, name, mods = m.groups()
-    if ":" in name:
-        name, more = name.split(":", 1)
-        mods += more
-    return pmu, name, mods
+    pmu, name, mods = m.groups() if m else (None, name, "")
+    name, _, more = name.partition(":")
+    return pmu, name, mods + more
+
+
+def user_only(mods):
+    return "u" in mods and "k" not in mods
 
 
 def _number(text, what, where):
@@ -105,20 +115,25 @@ def _number(text, what, where):
         raise PerfabError("%s: %s '%s' is not a number" % (where, what, text)) from None
 
 
-def parse_lines(lines, source="<input>", sep=","):
-    """The Records of perf stat -x output lines; PerfabError if malformed."""
+def parse_lines(lines, source="<input>"):
+    """The Records of perf stat -x, output lines; PerfabError if malformed.
+
+    perf's lines (no -I, -a, -A, --per-*): value,unit,event[,variance (-r)][,run
+    time,% running[,metric,unit]]; value a number (perf scales a multiplexed one),
+    <not counted> (never ran: a hybrid CPU's other core type, multiplexing) or <not
+    supported>.  '#', blank and metric-only lines are skipped.  An -e spelling with
+    a comma (cpu/event=0x3c,umask=0/) cannot be told from the separator."""
     records = []
     for lineno, line in enumerate(lines, 1):
         line = line.rstrip("\r\n")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         where = "%s:%d" % (source, lineno)
-        fields = line.split(sep)
+        fields = [f.strip() for f in line.split(",")]
         if len(fields) < 3:
-            raise PerfabError("%s: not a perf stat -x%s counter line (want value%sunit%sevent"
-                              "%s...): %r" % (where, sep, sep, sep, sep, line[:80]))
-        value, unit, name = (f.strip() for f in fields[:3])
-        rest = [f.strip() for f in fields[3:]]
+            raise PerfabError("%s: not a perf stat -x, counter line (want value,unit,event"
+                              ",...): %r" % (where, line[:80]))
+        value, unit, name, rest = fields[0], fields[1], fields[2], fields[3:]
         if not value and not name:
             continue    # a further metric of the line above
         if not name:
@@ -131,160 +146,113 @@ def parse_lines(lines, source="<input>", sep=","):
             rest = rest[1:]     # -r's variance
         runtime = _number(rest[0], "run time", where) if rest and rest[0] else None
         pct = _number(rest[1], "percentage", where) if len(rest) > 1 and rest[1] else None
-        records.append(Record(name, number, status, unit, runtime, pct))
+        records.append(Record(name, *split_event(name), number, status, unit, runtime, pct))
     if not records:
-        raise PerfabError("%s: no counter lines (is it `perf stat -x%s` output?)" % (source, sep))
+        raise PerfabError("%s: no counter lines (is it `perf stat -x,` output?)" % source)
     return records
 
 
 def parse_file(path):
-    """The Records of a perf stat -x, output file."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return parse_lines(f, path)
-    except OSError as e:
-        raise PerfabError("%s: %s" % (path, e.strerror)) from None
+    return parse_lines(read_text(path, must=True).splitlines(), path)
 
 
 class Count:
-    """One event's count in one run, summed over its PMUs."""
+    """One event's count in one run from all its lines, summed over its PMUs: a hybrid
+    CPU's cpu_core/ and cpu_atom/ lines together are the task's count wherever it ran."""
 
-    def __init__(self, event):
-        self.event = event
-        self.value = None       # sum of the counted lines; None: none counted
-        self.status = None
-        self.pct = None         # the lowest % running of the counted lines
-        self.runtime = None
-        self.pmus = []
-        self.names = []         # as printed
-        self.user_only = False  # a counted line is :u (no kernel counts)
-
-    def add(self, r):
-        self.pmus.append(r.pmu)
-        self.names.append(r.name)
-        if r.status != COUNTED:
-            return
-        self.value = (self.value or 0.0) + r.value
-        if r.pct is not None:
-            self.pct = r.pct if self.pct is None else min(self.pct, r.pct)
-        if r.runtime is not None:
-            self.runtime = (self.runtime or 0.0) + r.runtime
-        if "u" in r.modifiers and "k" not in r.modifiers:
-            self.user_only = True
-
-    def finish(self, statuses):
-        if self.value is not None:
-            self.status = COUNTED
-        elif all(s == NOT_SUPPORTED for s in statuses):
-            self.status = NOT_SUPPORTED
-        else:
-            self.status = NOT_COUNTED
+    def __init__(self, event, records):
+        counted = [r for r in records if r.status == COUNTED]
+        pcts = [r.pct for r in counted if r.pct is not None]
+        runtimes = [r.runtime for r in counted if r.runtime is not None]
+        self.event, self.records, self.pmus = event, records, [r.pmu for r in records]
+        self.value = sum(r.value for r in counted) if counted else None
+        self.pct = min(pcts) if pcts else None      # the lowest % running
+        self.runtime = sum(runtimes) if runtimes else None
+        self.user_only = any(user_only(r.modifiers) for r in counted)  # no kernel counts
+        unsupported = all(r.status == NOT_SUPPORTED for r in records)
+        self.status = COUNTED if counted else NOT_SUPPORTED if unsupported else NOT_COUNTED
 
 
 def aggregate(records, source="<input>"):
-    """{event: Count} in order of first appearance.
-
-    The lines of one event from several PMUs are summed; one event twice
-    from the same PMU (cycles:u and cycles:k in one run) is an error.
-    """
-    counts, statuses = {}, {}
+    """{event: Count} in order of first appearance; one event twice from one
+    PMU (cycles:u and cycles:k in one run) is an error."""
+    lines = {}
     for r in records:
-        c = counts.setdefault(r.event, Count(r.event))
-        if r.pmu in c.pmus:
+        same = lines.setdefault(r.event, [])
+        if r.pmu in [x.pmu for x in same]:
             raise PerfabError("%s: event %s appears twice%s (%s); give each event once" % (
-                source, r.event, " on " + r.pmu if r.pmu else "", ", ".join(c.names + [r.name])))
-        c.add(r)
-        statuses.setdefault(r.event, []).append(r.status)
-    for e, c in counts.items():
-        c.finish(statuses[e])
-    return counts
+                source, r.event, " on " + r.pmu if r.pmu else "",
+                ", ".join([x.name for x in same] + [r.name])))
+        same.append(r)
+    return {event: Count(event, same) for event, same in lines.items()}
 
 
 def probe_problems(path, events):
-    """Why the counters of events (a list of -e names) cannot be used: [] if they can.
-
-    One string per kind of problem, naming its events:
-    "L1-icache-load-misses, LLC-load-misses <not supported>".
-    """
+    """Why the counters of events (-e names) cannot be used, one string per kind of
+    problem ("L1-icache-load-misses, LLC-load-misses <not supported>"); [] if they can."""
     counts = aggregate(parse_file(path), path)
-    problems = {}
+    problems = collections.defaultdict(list)
     for want in events:
         _, event, mods = split_event(want)
         c = counts.get(event)
         if c is None:
-            problems.setdefault("missing from perf's output", []).append(want)
+            problems["missing from perf's output"].append(want)
         elif c.status != COUNTED:
-            problems.setdefault("<%s>" % c.status, []).append(want)
-        elif c.user_only and not ("u" in mods and "k" not in mods):
-            problems.setdefault("counted in user mode only (no kernel counts)", []).append(
-                "%s (%s)" % (want, ", ".join(c.names)))
+            problems["<%s>" % c.status].append(want)
+        elif c.user_only and not user_only(mods):   # perf's fallback when paranoid
+            problems["counted in user mode only (no kernel counts)"].append(
+                "%s (%s)" % (want, ", ".join(r.name for r in c.records)))
     return ["%s %s" % (", ".join(evs), what) for what, evs in problems.items()]
 
 
 # ------------------------------------------------------------- statistics
 
-def mean(xs):
-    """The arithmetic mean of a non-empty sequence."""
-    return math.fsum(xs) / len(xs)
+mean = statistics.fmean
 
 
 def sd(xs):
     """The sample standard deviation (n - 1 in the denominator); nan for n < 2."""
-    n = len(xs)
-    if n < 2:
-        return math.nan
-    m = mean(xs)
-    return math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (n - 1))
+    return statistics.stdev(xs) if len(xs) > 1 else math.nan
 
 
 def welch(a, b):
-    """(t, df) of Welch's unequal-variance t-test of mean(b) - mean(a).
-
-    t = (mean_b - mean_a) / sqrt(s_a^2/n_a + s_b^2/n_b), df by the
-    Welch-Satterthwaite equation.  Both samples need n >= 2 (else nan, nan).
-    With no variance at all t is 0 for equal means and +-inf otherwise, df
-    n_a + n_b - 2.
-    """
+    """(t, df) of Welch's t-test of mean(b) - mean(a): t over sqrt(s_a^2/n_a +
+    s_b^2/n_b), df by Welch-Satterthwaite; nan, nan unless both n >= 2.  No
+    variance at all: t 0 for equal means, else +-inf, df n_a + n_b - 2."""
     na, nb = len(a), len(b)
     if na < 2 or nb < 2:
         return math.nan, math.nan
     va, vb = sd(a) ** 2 / na, sd(b) ** 2 / nb
     diff = mean(b) - mean(a)
     if va + vb == 0:
-        t = 0.0 if diff == 0 else math.copysign(math.inf, diff)
-        return t, float(na + nb - 2)
-    t = diff / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
-    return t, df
+        return (0.0 if diff == 0 else math.copysign(math.inf, diff)), float(na + nb - 2)
+    return diff / math.sqrt(va + vb), (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
 
 
 def _betacf(a, b, x):
     """The continued fraction of the incomplete beta function (modified Lentz)."""
-    tiny, eps = 1e-300, 1e-15
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
+    def nonzero(v):
+        return v if abs(v) > 1e-300 else 1e-300
+    c, d = 1.0, 1.0 / nonzero(1.0 - (a + b) * x / (a + 1.0))
     h = d
     for m in range(1, 1000):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)),
-                   -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
+        for aa in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d, c = 1.0 / nonzero(1.0 + aa * d), nonzero(1.0 + aa / c)
             h *= d * c
-        if abs(d * c - 1.0) < eps:
+        if abs(d * c - 1.0) < 1e-15:
             break
     return h
 
 
-def betai(a, b, x):
-    """The regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
+def t_pvalue(t, df):
+    """Two-sided p of Student's t with df degrees of freedom: P(|T| >= |t|), the
+    regularized incomplete beta function I_x(df/2, 1/2) at x = df / (df + t^2)."""
+    if math.isnan(t) or math.isnan(df):
+        return math.nan
+    a, b, x = df / 2.0, 0.5, df / (df + t * t)
+    if x <= 0.0 or x >= 1.0:    # |t| infinite or 0
+        return 0.0 if x <= 0.0 else 1.0
     front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
                      a * math.log(x) + b * math.log1p(-x))
     if x < (a + 1.0) / (a + b + 2.0):
@@ -292,220 +260,127 @@ def betai(a, b, x):
     return 1.0 - front * _betacf(b, a, 1.0 - x) / b
 
 
-def t_pvalue(t, df):
-    """Two-sided p of Student's t with df degrees of freedom: P(|T| >= |t|)."""
-    if math.isnan(t) or math.isnan(df):
-        return math.nan
-    if math.isinf(t):
-        return 0.0
-    return betai(df / 2.0, 0.5, df / (df + t * t))
-
-
 def verdict(t, threshold=THRESHOLD):
     """'real' when |t| > threshold, 'noise' otherwise, 'n/a' without a t."""
-    if math.isnan(t):
-        return "n/a"
-    return "real" if abs(t) > threshold else "noise"
+    return "n/a" if math.isnan(t) else "real" if abs(t) > threshold else "noise"
 
 
 class Comparison:
     """Off against on for one quantity: the table row's numbers."""
 
     def __init__(self, off, on, threshold=THRESHOLD):
-        self.off, self.on = list(off), list(on)
-        self.mean_off = mean(self.off) if self.off else math.nan
-        self.mean_on = mean(self.on) if self.on else math.nan
-        self.sd_off, self.sd_on = sd(self.off), sd(self.on)
-        self.t, self.df = welch(self.off, self.on)
+        self.mean_off, self.mean_on = (mean(x) if x else math.nan for x in (off, on))
+        self.sd_off, self.sd_on = sd(off), sd(on)
+        self.t, self.df = welch(off, on)
         self.p = t_pvalue(self.t, self.df)
         self.verdict = verdict(self.t, threshold)
-        if self.mean_off and not math.isnan(self.mean_off):
-            self.diff_pct = 100.0 * (self.mean_on - self.mean_off) / self.mean_off
-        else:
-            self.diff_pct = math.nan
+        usable = self.mean_off and not math.isnan(self.mean_off)
+        self.diff_pct = 100 * (self.mean_on - self.mean_off) / self.mean_off if usable else math.nan
 
 
 # ------------------------------------------------------------------ report
 
 def fmt(x):
-    """A count or ratio for the tables: 1,234,567 / 12.35 / 0.01234."""
+    """A count or ratio for the tables: 1,234,567 / 12.35 / 0.01234 (inf as is)."""
     if x is None or math.isnan(x):
         return "n/a"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if abs(x) >= 1000:
-        return "{:,.0f}".format(x)
-    return "%.4g" % x
-
-
-def fmt_t(t):
-    if math.isnan(t):
-        return "n/a"
-    if math.isinf(t):
-        return "+inf" if t > 0 else "-inf"
-    return "%+.2f" % t
-
-
-def fmt_p(p):
-    if math.isnan(p):
-        return "n/a"
-    if p == 0:
-        return "0"
-    return "%.1e" % p if p < 0.001 else "%.3f" % p
-
-
-def read_meta(d):
-    """DIR/meta as a dict (key=value lines); {} without one."""
-    meta = {}
-    path = os.path.join(d, "meta")
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if "=" in line:
-                    k, v = line.rstrip("\n").split("=", 1)
-                    meta[k] = v
-    return meta
+    return "{:,.0f}".format(x) if abs(x) >= 1000 else "%.4g" % x
 
 
 def workload_line(path, workload):
     """{key: int} of the workload's `NAME key=value ...` line in path; {} if none."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return {}
-    for line in lines:
+    for line in (read_text(path) or "").splitlines():
         words = line.split()
         if words and words[0] == workload:
-            info = {}
-            for w in words[1:]:
-                k, _, v = w.partition("=")
-                if re.fullmatch(r"-?\d+", v):
-                    info[k] = int(v)
-            return info
+            pairs = (w.partition("=") for w in words[1:])
+            return {k: int(v) for k, _, v in pairs if re.fullmatch(r"-?\d+", v)}
     return {}
 
 
 class Run:
-    """One perf stat run of the manifest."""
+    """One perf stat run: a line of runs.tsv (case, workload, cmd, state, rep, csv,
+    out; the paths relative to the work dir d), its counts and its denominator."""
 
-    def __init__(self, d, row, lineno):
+    def __init__(self, d, row, where):
+        if len(row) != 7:
+            raise PerfabError("%s: want 7 tab-separated fields, got %d" % (where, len(row)))
         self.case, self.workload, self.cmd, self.state, rep, csv, out = row
         if self.state not in ("off", "on"):
-            raise PerfabError("%s/runs.tsv:%d: state must be off or on, not %r" % (
-                d, lineno, self.state))
+            raise PerfabError("%s: state must be off or on, not %r" % (where, self.state))
         self.rep = int(rep)
         self.csv = os.path.join(d, csv)
         self.counts = aggregate(parse_file(self.csv), self.csv)
-        self.info = workload_line(os.path.join(d, out), self.workload)
+        self.values = {e: c.value for e, c in self.counts.items()}
         key, self.unit = DENOMINATORS.get(self.workload, (None, None))
-        self.denominator = self.info.get(key) if key else None
+        self.denominator = workload_line(os.path.join(d, out), self.workload).get(key)
         if not self.denominator or self.denominator <= 0:
             self.denominator = self.unit = None
 
-    def value(self, event):
-        c = self.counts.get(event)
-        return c.value if c is not None else None
-
-
-def read_runs(d):
-    """The Runs of DIR/runs.tsv (header line, then case, workload, cmd,
-    state, rep, csv, out: tab-separated, paths relative to DIR)."""
-    path = os.path.join(d, "runs.tsv")
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise PerfabError("%s: %s" % (path, e.strerror)) from None
-    runs = []
-    for lineno, line in enumerate(lines[1:], 2):
-        if not line.strip():
-            continue
-        row = line.split("\t")
-        if len(row) != 7:
-            raise PerfabError("%s:%d: want 7 tab-separated fields, got %d" % (path, lineno, len(row)))
-        runs.append(Run(d, row, lineno))
-    if not runs:
-        raise PerfabError("%s: no runs" % path)
-    return runs
-
 
 class Report:
-    """results.md and runs.csv of a perf-ab work dir."""
+    """results.md and runs.csv of a perf-ab work dir: from its runs.tsv (a header line,
+    then a Run a line) and meta."""
 
     def __init__(self, d, threshold=THRESHOLD):
-        self.d = d
-        self.threshold = threshold
-        self.meta = read_meta(d)
-        self.runs = read_runs(d)
-        self.cases = []
-        for r in self.runs:
-            if r.case not in self.cases:
-                self.cases.append(r.case)
+        self.d, self.threshold = d, threshold
+        meta = (read_text(os.path.join(d, "meta")) or "").splitlines()
+        self.meta = dict(line.split("=", 1) for line in meta if "=" in line)
+        path = os.path.join(d, "runs.tsv")
+        lines = enumerate(read_text(path, must=True).splitlines()[1:], 2)
+        self.runs = [Run(d, line.split("\t"), "%s:%d" % (path, n)) for n, line in lines
+                     if line.strip()]
+        if not self.runs:
+            raise PerfabError("%s: no runs" % path)
+        self.cases = list(dict.fromkeys(r.case for r in self.runs))
         wanted = [split_event(e)[1] for e in self.meta.get("events", "").split(",") if e]
-        seen = []
-        for r in self.runs:
-            seen += [e for e in r.counts if e not in seen]
+        seen = list(dict.fromkeys(e for r in self.runs for e in r.counts))
         self.events = [e for e in wanted if e in seen] + [e for e in seen if e not in wanted]
-        self.out = []
-        self.n_real = self.n_rows = 0
-
-    def w(self, line=""):
-        self.out.append(line)
+        self.out, self.n_real, self.n_rows = [], 0, 0
 
     def header(self):
         m = self.meta
-        self.w("# kcolour perf A/B: kernel.kstack_colour off against on")
-        self.w()
-        for key, label in (("date", "Date"), ("kernel", "Kernel"), ("cpu", "CPU"),
-                           ("perf", "perf"), ("pin", "Pinned to"), ("paranoid",
-                                                                    "perf_event_paranoid")):
-            if m.get(key):
-                self.w("- %s: %s" % (label, m[key]))
-        self.w("- Events: %s (user + kernel unless a modifier says otherwise)" %
-               m.get("events", ", ".join(self.events)))
-        self.w("- Runs: %s per state and case, interleaved off, on, off, on, ... "
-               "(%s discarded warm-up pair(s) first)" % (m.get("repeats", "?"), m.get("warmup", "?")))
-        self.w("- Rule: a difference is **real** when Welch's |t| > %g, i.e. when on's mean "
-               "differs from off's by more than %g combined standard errors "
-               "sqrt(sd_off²/n_off + sd_on²/n_on) (so by more than 2 as well); otherwise "
-               "**noise**.  p (two-sided, Student's t with Welch's df) is shown for "
-               "information; the rule does not use it." % (self.threshold, self.threshold))
-        self.w("- diff = (on − off) / off.  Per switch / per fork: each run's count divided "
-               "by the workload's own count (ring: N × rounds; messaging: the kernel's ctxt "
-               "count inside its window, system-wide; forkloop: forks); perf counts the whole "
-               "run (setup and warm-up too), so these are slight overestimates.")
-        self.w()
+        self.out += ["# kcolour perf A/B: kernel.kstack_colour off against on", ""]
+        labels = {"date": "Date", "kernel": "Kernel", "cpu": "CPU", "perf": "perf",
+                  "pin": "Pinned to", "paranoid": "perf_event_paranoid"}
+        self.out += ["- %s: %s" % (label, m[k]) for k, label in labels.items() if m.get(k)]
+        self.out += [
+            "- Events: %s (user + kernel unless a modifier says otherwise)" %
+            m.get("events", ", ".join(self.events)),
+            "- Runs: %s per state and case, interleaved off, on, off, on, ... (%s discarded "
+            "warm-up pair(s) first)" % (m.get("repeats", "?"), m.get("warmup", "?")),
+            "- Rule: a difference is **real** when Welch's |t| > %g, i.e. when on's mean "
+            "differs from off's by more than %g combined standard errors "
+            "sqrt(sd_off²/n_off + sd_on²/n_on) (so by more than 2 as well); otherwise "
+            "**noise**.  p (two-sided, Student's t with Welch's df) is shown for "
+            "information; the rule does not use it." % (self.threshold, self.threshold),
+            "- diff = (on − off) / off.  Per switch / per fork: each run's count divided "
+            "by the workload's own count (ring: N × rounds; messaging: the kernel's ctxt "
+            "count inside its window, system-wide; forkloop: forks); perf counts the whole "
+            "run (setup and warm-up too), so these are slight overestimates.", ""]
 
     def case_table(self, case):
         runs = [r for r in self.runs if r.case == case]
-        first = runs[0]
         unit = next((r.unit for r in runs if r.unit), None)
-        self.w("## %s" % first.cmd)
-        self.w()
         head = "| event | off mean ± sd | on mean ± sd | diff | Welch t | df | p | verdict |"
         rule = "|---|---:|---:|---:|---:|---:|---:|---|"
         if unit:
             head += " off per %s | on per %s |" % (unit, unit)
             rule += "---:|---:|"
-        self.w(head)
-        self.w(rule)
+        self.out += ["## %s" % runs[0].cmd, "", head, rule]
         notes = []
-        rows = [(e, lambda r, e=e: r.value(e), True) for e in self.events]
+        rows = [(e, lambda r, e=e: r.values.get(e), True) for e in self.events]
         if "cycles" in self.events and "instructions" in self.events:
             def ipc(r):
-                c, i = r.value("cycles"), r.value("instructions")
+                c, i = r.values.get("cycles"), r.values.get("instructions")
                 return i / c if c and i is not None else None
             rows.append(("IPC (instructions / cycles)", ipc, False))
         for label, get, per_unit in rows:
             vals = {s: [(get(r), r.denominator) for r in runs if r.state == s]
                     for s in ("off", "on")}
-            off = [v for v, _ in vals["off"] if v is not None]
-            on = [v for v, _ in vals["on"] if v is not None]
-            want = (len(vals["off"]), len(vals["on"]))
-            if (len(off), len(on)) != want:
+            off, on = ([v for v, _ in vals[s] if v is not None] for s in ("off", "on"))
+            if len(off) + len(on) < len(vals["off"]) + len(vals["on"]):
                 notes.append("%s: counted in %d of %d off runs and %d of %d on runs" % (
-                    label, len(off), want[0], len(on), want[1]))
+                    label, len(off), len(vals["off"]), len(on), len(vals["on"])))
             if not off and not on:
                 continue
             c = Comparison(off, on, self.threshold)
@@ -513,110 +388,327 @@ class Report:
             self.n_real += c.verdict == "real"
             cells = ["%s ± %s" % (fmt(c.mean_off), fmt(c.sd_off)),
                      "%s ± %s" % (fmt(c.mean_on), fmt(c.sd_on)),
-                     "n/a" if math.isnan(c.diff_pct) else "%+.2f%%" % c.diff_pct,
-                     fmt_t(c.t), "n/a" if math.isnan(c.df) else "%.1f" % c.df, fmt_p(c.p),
+                     cell(c.diff_pct, "%+.2f%%", "n/a"), cell(c.t, "%+.2f", "n/a"),
+                     cell(c.df, "%.1f", "n/a"),
+                     "0" if c.p == 0 else cell(c.p, "%.1e" if c.p < 0.001 else "%.3f", "n/a"),
                      "**real**" if c.verdict == "real" else c.verdict]
             if unit:
                 for s in ("off", "on"):
                     per = [v / d for v, d in vals[s] if v is not None and d]
                     cells.append(fmt(mean(per)) if per and per_unit else "—")
-            self.w("| %s | %s |" % (label, " | ".join(cells)))
-        low = [r.counts[e].pct for r in runs for e in r.counts
-               if r.counts[e].pct is not None and r.counts[e].pct < 100.0]
+            self.out.append("| %s | %s |" % (label, " | ".join(cells)))
+        low = [c.pct for r in runs for c in r.counts.values() if c.pct is not None and c.pct < 100]
         if low:
             notes.append("counters were multiplexed (lowest %.1f%% running): perf scaled "
                          "those counts, which adds noise; fewer events, or "
                          "`sysctl kernel.nmi_watchdog=0`, free counters" % min(low))
         if not unit:
             notes.append("no per-unit figures: the workload printed no count to divide by")
-        self.w()
-        for n in notes:
-            self.w("Note: %s." % n)
-        if notes:
-            self.w()
-
-    def csv_rows(self):
-        yield ["case", "workload", "state", "rep", "event", "status", "value", "pct_running",
-               "runtime_ns", "denominator", "unit"]
-        for r in self.runs:
-            for e, c in r.counts.items():
-                yield [r.case, r.workload, r.state, str(r.rep), e, c.status,
-                       "" if c.value is None else "%.0f" % c.value if c.value.is_integer()
-                       else repr(c.value),
-                       "" if c.pct is None else "%.2f" % c.pct,
-                       "" if c.runtime is None else "%.0f" % c.runtime,
-                       "" if r.denominator is None else str(r.denominator), r.unit or ""]
+        self.out += [""] + ["Note: %s." % n for n in notes] + ([""] if notes else [])
 
     def write(self):
+        """Writes results.md and runs.csv; returns results.md's text."""
         self.header()
         for case in self.cases:
             self.case_table(case)
-        self.w("%d of %d comparisons real (|t| > %g), the rest noise." % (
+        self.out.append("%d of %d comparisons real (|t| > %g), the rest noise." % (
             self.n_real, self.n_rows, self.threshold))
         text = "\n".join(self.out) + "\n"
         with open(os.path.join(self.d, "results.md"), "w", encoding="utf-8") as f:
             f.write(text)
+        rows = [["case", "workload", "state", "rep", "event", "status", "value", "pct_running",
+                 "runtime_ns", "denominator", "unit"]] + [
+            [r.case, r.workload, r.state, str(r.rep), e, c.status,
+             cell(c.value, "%r" if c.value and not c.value.is_integer() else "%.0f"),
+             cell(c.pct, "%.2f"), cell(c.runtime, "%.0f"), cell(r.denominator, "%d"), r.unit or ""]
+            for r in self.runs for e, c in r.counts.items()]
         with open(os.path.join(self.d, "runs.csv"), "w", encoding="utf-8") as f:
-            for row in self.csv_rows():
-                f.write(",".join(row) + "\n")
+            f.writelines(",".join(row) + "\n" for row in rows)
         return text
 
 
-# --------------------------------------------------------------------- CLI
+# ------------------------------------------------------------------ the A/B
 
-def cmd_parse(args):
-    records = parse_file(args.file)
-    if args.raw:
-        print("name\tpmu\tevent\tmodifiers\tstatus\tvalue\tunit\truntime\tpct")
-        for r in records:
-            print("\t".join(str(x) if x is not None else "" for x in (
-                r.name, r.pmu, r.event, r.modifiers, r.status, r.value, r.unit, r.runtime, r.pct)))
-        return 0
-    print("event\tstatus\tvalue\tpct\tpmus")
-    for c in aggregate(records, args.file).values():
-        print("\t".join((c.event, c.status, "" if c.value is None else "%.0f" % c.value,
-                         "" if c.pct is None else "%.2f" % c.pct,
-                         ",".join(p or "-" for p in c.pmus))))
-    return 0
+def say(msg):
+    print("[perf-ab] " + msg, file=sys.stderr)
 
 
-def cmd_probe(args):
-    events = [e for e in args.events.split(",") if e]
-    problems = probe_problems(args.file, events)
-    if problems:
-        print("; ".join(problems), file=sys.stderr)
-        return 3
-    return 0
+def error(msg, status=1):
+    """Exit status: 1 an error, 2 a bad setting (run_ab() restores the sysctl on the way)."""
+    print("perf-ab: " + ("error: " if status == 1 else "") + msg, file=sys.stderr)
+    sys.exit(status)
 
 
-def cmd_report(args):
-    sys.stdout.write(Report(args.dir, args.threshold).write())
-    return 0
+def rel(path):
+    """path relative to the top of the tree when inside it, for messages."""
+    return path[len(TOP) + 1:] if path.startswith(TOP + "/") else path
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="perfab.py", description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("parse", help="the events of a perf stat -x, file")
-    p.add_argument("--raw", action="store_true", help="one line per counter line")
-    p.add_argument("file")
-    p.set_defaults(func=cmd_parse)
-    p = sub.add_parser("probe", help="exit 3 unless every event was counted")
-    p.add_argument("file")
-    p.add_argument("events", help="comma-separated event names, as given to -e")
-    p.set_defaults(func=cmd_probe)
-    p = sub.add_parser("report", help="results.md and runs.csv of a perf-ab work dir")
-    p.add_argument("dir")
-    p.add_argument("--threshold", type=float, default=THRESHOLD,
-                   help="|t| above which a difference is real (default %g)" % THRESHOLD)
-    p.set_defaults(func=cmd_report)
-    args = ap.parse_args(argv)
+def paranoid():
+    return read_text("/proc/sys/kernel/perf_event_paranoid") or "?"
+
+
+def write_file(path, text):
+    """Write text to path (the sysctl too); False if that failed."""
     try:
-        return args.func(args)
-    except PerfabError as e:
-        print("perfab.py: error: %s" % e, file=sys.stderr)
-        return 1
+        with open(path, "w") as f:
+            f.write(text)
+        return True
+    except OSError:
+        return False
+
+
+class AB:
+    """One A/B: the settings from the environment, the sysctl's first value, the steps."""
+
+    def __init__(self, env):
+        c = {k: env[k] if k in EMPTY_MEANS_NONE and k in env else env.get(k) or v
+             for k, v in SETTINGS.items()}
+        for k, pattern, what in CHECKS:
+            if not re.fullmatch(pattern, c[k]):
+                error("%s must be %s, not '%s'" % (k, what, c[k]), 2)
+        self.cases = []     # (name, workload, args)
+        for n in c["RING_NS"].split():
+            if not re.fullmatch(r"[0-9]+", n) or not 2 <= int(n) <= 64:
+                error("RING_NS: each N must be in 2..64, not '%s'" % n, 2)
+            if int(c["RING_SWITCHES"]) < int(n):
+                error("RING_SWITCHES (%s) is below N=%s" % (c["RING_SWITCHES"], n), 2)
+            self.cases.append(("ring-" + n, "ring", [n, str(int(c["RING_SWITCHES"]) // int(n))]))
+        if c["MSG_ARGS"]:
+            self.cases.append(("messaging", "messaging", c["MSG_ARGS"].split()))
+        if c["FORKS"]:
+            self.cases.append(("forkloop", "forkloop", [c["FORKS"]]))
+        self.repeats, self.warmup = int(c["REPEATS"]), int(c["WARMUP"])
+        self.threshold, self.events, self.perf = float(c["THRESHOLD"]), c["EVENTS"], c["PERF"]
+        self.sysctl, self.pin, self.wl_dir = c["KSTACK_COLOUR_SYSCTL"], c["PIN_CPU"], c["WL_DIR"]
+        self.work = c["WORK"]
+        self.orig = None    # the sysctl's value at the start, once read: restore() puts it back
+        self.in_run, self.pending = False, None     # see on_signal()
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def on_signal(self, signum, frame):
+        """HUP, INT and TERM exit 128 + the signal, as a shell's traps do: during
+        run() once its command is done (no run is left behind), else at once."""
+        if not self.in_run:
+            sys.exit(128 + signum)
+        self.pending = 128 + signum
+
+    def run(self, cmd, **redirects):
+        """subprocess.run(cmd, text), returncode 127 if cmd cannot run."""
+        self.in_run = True
+        try:
+            return subprocess.run(cmd, text=True, errors="replace", **redirects)
+        except OSError as e:
+            print("perf-ab: cannot run %s: %s" % (cmd[0], e.strerror), file=sys.stderr)
+            return subprocess.CompletedProcess(cmd, 127, "", "")
+        finally:
+            self.in_run = False
+            if self.pending:
+                sys.exit(self.pending)
+
+    def perf_stat(self, csv, cmd, pin=(), **redirects):
+        return self.run(list(pin) + [self.perf, "stat", "-x,", "-o", csv, "-e", self.events, "--"]
+                   + cmd, **redirects)
+
+    def unavailable(self, what, reason):
+        """No counters here (what: supported or available): say so, with advice; exit 0."""
+        print("perf-ab: hardware cache counters are not %s on this machine (%s);\n"
+              "perf-ab needs real hardware with the patched kernel; no numbers produced."
+              % (what, reason))
+        if "not installed" in reason:
+            print("  Install perf: Debian: apt-get install linux-perf; "
+                  "Ubuntu: apt-get install linux-tools-$(uname -r); Fedora: dnf install perf.")
+            sys.exit(0)
+        if os.geteuid() == 0:
+            print("  Running as root: perf_event_paranoid (%s) is not the cause." % paranoid())
+        else:
+            print("  perf_event_paranoid is %s: as a user, kernel counts need 1 or less "
+                  "(sysctl kernel.perf_event_paranoid=1);\n  or run as root (sudo make "
+                  "perf-ab), which switching the sysctl needs anyway." % paranoid())
+        print("  In a VM the host must expose the PMU (QEMU/KVM: -cpu host, vPMU on).\n"
+              "  Where only LLC-load-misses is missing (many AMD CPUs), perf's generic\n"
+              "  cache-misses can stand in: make perf-ab EVENTS=cycles,instructions,"
+              "L1-dcache-load-misses,L1-icache-load-misses,cache-misses")
+        sys.exit(0)
+
+    def probe(self):
+        """Step 1: `perf stat -e EVENTS -- true`.  No perf, a perf failure (perf_event_open,
+        permissions) or an event not counted with kernel counts: unavailable() exits 0."""
+        if not shutil.which(self.perf):
+            self.unavailable("available", "perf is not installed: '%s' not found" % self.perf)
+        with tempfile.TemporaryDirectory(prefix="perf-ab.") as tmp:
+            csv = os.path.join(tmp, "probe.csv")
+            p = self.perf_stat(csv, ["true"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if p.returncode:
+                reason = " ".join([x for x in p.stderr.splitlines() if x.strip()][:3])
+                self.unavailable("available", "perf stat failed: " + (reason or "no message"))
+            try:
+                problems = probe_problems(csv, [e for e in self.events.split(",") if e])
+            except PerfabError as e:
+                error("cannot read perf's probe output: %s" % e)
+        if problems:
+            self.unavailable("supported", "; ".join(problems))
+        say("counters: %s all counted" % self.events)
+
+    def check_sysctl(self):
+        """Step 2: a kcolour kernel, and the right to switch it; remembers its value."""
+        if not os.path.exists(self.sysctl):
+            error("not running a kcolour kernel: %s does not exist (boot the patched kernel, "
+                  "CONFIG_KSTACK_COLOUR=y; uname -r: %s)" % (self.sysctl, os.uname().release))
+        if not os.access(self.sysctl, os.W_OK):
+            error("cannot write %s: switching colouring needs root (sudo make perf-ab)"
+                  % self.sysctl)
+        value = self.read_sysctl()
+        if value not in ("0", "1"):
+            error("%s reads '%s', not 0 or 1" % (self.sysctl, value))
+        self.orig = value
+        say("%s is %s (restored at the end)" % (self.sysctl, value))
+
+    def read_sysctl(self):
+        value = read_text(self.sysctl)
+        if value is None:
+            error("cannot read %s" % self.sysctl)
+        return value
+
+    def set_colour(self, value):
+        """Write 0 or 1 to the sysctl and check that it took."""
+        if not write_file(self.sysctl, value + "\n"):
+            error("cannot write %s to %s" % (value, self.sysctl))
+        now = self.read_sysctl()
+        if now != value:
+            error("wrote %s to %s but it reads %s" % (value, self.sysctl, now))
+
+    def restore(self):
+        """Put the sysctl back to its first value, if it was read, and forget that
+        value (restore only once); False (with a warning) if that failed."""
+        orig, self.orig = self.orig, None
+        if orig is None:
+            return True
+        now = read_text(self.sysctl) if write_file(self.sysctl, orig + "\n") else None
+        if now == orig:
+            say("restored %s to %s" % (self.sysctl, orig))
+        else:
+            print("perf-ab: WARNING: could not restore %s to %s (it reads '%s'); do it by hand"
+                  % (self.sysctl, orig, now or "?"), file=sys.stderr)
+        return now == orig
+
+    def build_workloads(self):
+        """Without WL_DIR: make them into WORK/bin.  Either way each must be there."""
+        if not self.wl_dir:
+            self.wl_dir = self.path("bin")
+            say("building the workloads in %s" % rel(self.wl_dir))
+            if self.run(["make", "-s", "-C", os.path.join(TOP, "bench", "cachesim"),
+                    "OUT=" + os.path.abspath(self.wl_dir), "all"],
+                   stdout=sys.stderr.fileno()).returncode:
+                error("building the workloads failed (make -C bench/cachesim OUT=%s all)"
+                      % self.wl_dir)
+        for wl in ("ring", "messaging", "forkloop"):
+            if not os.access(os.path.join(self.wl_dir, wl), os.X_OK):
+                error("no workload %s/%s" % (self.wl_dir, wl))
+
+    def run_one(self, case, state, rep):
+        """One perf stat run of case in state (off, on); rep 0 is a warm-up (not listed).
+        The sysctl colours the tasks created after the write: perf creates the run's."""
+        name, wl, args = case
+        cmd = [os.path.join(self.wl_dir, wl)] + args
+        pin = [] if self.pin == "none" else ["taskset", "-c", self.pin]
+        base = "raw/%s-%s-%d" % (name, state, rep)
+        self.set_colour("1" if state == "on" else "0")
+        with open(self.path(base + ".out"), "w") as out:
+            p = self.perf_stat(self.path(base + ".csv"), cmd, pin, stdout=out,
+                               stderr=subprocess.PIPE)
+        write_file(self.path(base + ".err"), p.stderr)
+        if p.returncode:
+            for line in p.stderr.splitlines()[-5:]:
+                print("    " + line, file=sys.stderr)
+            error("%s (%s, run %d) failed: %s %s stat ... -- %s" % (
+                name, state, rep, " ".join(pin), self.perf, " ".join(cmd)))
+        if rep:
+            with open(self.path("runs.tsv"), "a") as f:
+                f.write("\t".join([name, wl, " ".join([wl] + args), state, str(rep),
+                                   base + ".csv", base + ".out"]) + "\n")
+
+    def write_meta(self):
+        cpu = re.search(r"^model name\s*: (.*)$", read_text("/proc/cpuinfo") or "", re.M)
+        version = self.run([self.perf, "version"], stdout=subprocess.PIPE,
+                      stderr=subprocess.DEVNULL).stdout.partition("\n")[0]
+        meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "kernel": os.uname().release, "cpu": cpu.group(1) if cpu else os.uname().machine,
+                "perf": version,
+                "pin": "no CPU (PIN_CPU=none)" if self.pin == "none" else
+                       "CPU %s (taskset)" % self.pin,
+                "paranoid": paranoid(), "events": self.events, "repeats": self.repeats,
+                "warmup": self.warmup, "sysctl": "%s (was %s)" % (self.sysctl, self.orig)}
+        write_file(self.path("meta"), "".join("%s=%s\n" % kv for kv in meta.items()))
+
+    def measure(self):
+        """The steps, in order; run_ab() restores the sysctl however this ends."""
+        start = time.monotonic()
+        self.probe()
+        self.check_sysctl()
+        self.pin = self.pin or str(min(os.sched_getaffinity(0)))
+        if self.pin != "none" and not shutil.which("taskset"):
+            error("taskset not found (apt-get install util-linux), or PIN_CPU=none")
+        if not self.cases:
+            error("no cases (RING_NS, MSG_ARGS and FORKS are all empty)", 2)
+        self.build_workloads()
+        shutil.rmtree(self.path("raw"), ignore_errors=True)
+        for name in ("results.md", "runs.csv"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.path(name))
+        try:
+            os.makedirs(self.path("raw"), exist_ok=True)
+        except OSError:
+            error("cannot create %s" % self.path("raw"))
+        write_file(self.path("runs.tsv"), "case\tworkload\tcmd\tstate\trep\tcsv\tout\n")
+        self.write_meta()
+        say("%d cases x %d runs x off/on (+%d warm-up pair each)" % (
+            len(self.cases), self.repeats, self.warmup))
+        for case in self.cases:     # interleaved, so that drift spreads over off and on
+            t0 = time.monotonic()
+            for rep in [0] * self.warmup + list(range(1, self.repeats + 1)):
+                self.run_one(case, "off", rep)
+                self.run_one(case, "on", rep)
+            say("%s: %s done (%d s)" % (case[0], " ".join([case[1]] + case[2]),
+                                        time.monotonic() - t0))
+        if not self.restore():
+            sys.exit(1)
+        try:
+            text = Report(self.work, self.threshold).write()
+        except (PerfabError, OSError) as e:
+            error("the report failed (the runs are in %s): %s" % (rel(self.work), e))
+        sys.stdout.write(text)
+        say("results: %s/results.md, runs.csv, raw/ (%d s)" % (
+            rel(self.work), time.monotonic() - start))
+
+
+def run_ab():
+    """The A/B; the sysctl is restored on any exit: done, an error or a signal
+    (AB.on_signal; one ignored from the start stays ignored, as in a shell)."""
+    ab = AB(os.environ)     # usage errors exit 2 here, before anything is touched
+    signals = [s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
+               if signal.getsignal(s) != signal.SIG_IGN]
+    for sig in signals:
+        signal.signal(sig, ab.on_signal)
+    rc = 0
+    try:
+        ab.measure()
+    except SystemExit as e:
+        rc = e.code
+    finally:
+        for sig in signals:     # let nothing interrupt the restore
+            signal.signal(sig, signal.SIG_IGN)
+        if not ab.restore() and rc == 0:
+            rc = 1
+    return rc
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+    elif sys.argv[1:]:  # make perf-ab REPEATS=20: the settings are environment variables
+        error("no arguments: the settings are environment variables (see --help)", 2)
+    else:
+        sys.exit(run_ab())

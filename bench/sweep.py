@@ -1,369 +1,318 @@
 #!/usr/bin/env python3
-"""The choice, the report and the checks of bench/run-sweep.sh.
+"""The parameter sweep of kernel stack colouring: make bench-sweep [QUICK=1] (README.md).
 
-    sweep.py choose WORK            print "STEP MAX_OFFSET why" from the grid
-    sweep.py report WORK RESULTS    write RESULTS/sweep.md and its PNG plots
-    sweep.py check WORK             the checks, as TAP (exit 1 on a failure)
+One boot per case (bench/benchdata.py), simulating beside the model's caches the
+L1Ds and L2s of L1D_EXTRA / L2_EXTRA on the same accesses: the grid (grid_cases),
+the choice from it by the rule below, the cases around the choice (around_cases)
+and the function alignment kernels (FALIGN=0 skips them).  Writes
+docs/results/sweep.md and its plots (QUICK: the test image, fewer cases, no
+falign, into build/bench/sweep-quick/results: it checks the machinery, not the
+numbers); the checks are TAP on stdout.  Environment: QUICK=1, JOBS=2, FALIGN=0,
+WORK=DIR, REPORT_ONLY=1.
 
-WORK is run-sweep.sh's work dir (see bench/benchdata.py): `cases`, `meta`,
-`run.sh`, `choice`, and per boot NAME.txt and NAME.log.  Grid cases are
-named mMAX_OFFSET-sSTEP.
+The rule that chooses the default (issue 8's targets, on the model's L1D):
 
-The rule that chooses the default (issue 8's targets, on the model's own
-L1D, 32K 8-way):
-
-  1. admissible: at no ring N, and not in messaging, more L1D misses per
-     event than colouring off by more than WORSE_LIMIT (2%) or by more
-     than the noise at that event, whichever is larger, or by WORSE_SLACK
-     misses where off has almost none (N = 2: 0.07 per switch, where one
-     extra miss in 19,200 switches would be 2%).  The noise is what the
-     control case (CONTROL: colouring off as well, booted with an inert
-     extra token, so only the memory layout moves) shows against off;
-  2. of the admissible cases, the lowest score wins: the mean over
-     N = ways/2 .. ways (4, 6, 8) of the case's L1D misses per switch
-     divided by off's;
-  3. if no case is admissible, every case costs misses somewhere, and the
-     best over the whole curve wins instead: the lowest geometric mean,
-     over every ring N, of the case's misses over off's.  messaging is left
-     out of this measure: its misses move by up to 8% between identical
-     settings (the control) and between two runs of off on two builds,
-     where every ring figure repeats to three digits, and so a measure
-     that includes it picks by noise (it did: 2 colours in one run, 3 in
-     the other, with the same ring figures);
-  4. cases within TIE of the best count as equal, and of those the
-     smallest max_offset (the least stack taken from each task) wins, then
-     the widest step (the fewest colours to keep count of).
-
+  1. admissible: at no ring N, and not in messaging, more L1D misses per event
+     than colouring off by more than WORSE_LIMIT (2%) or by more than the noise
+     at that event, whichever is larger, or by WORSE_SLACK misses where off has
+     almost none (N = 2: 0.07 per switch, where one extra miss in 19,200
+     switches would be 2%).  The noise is what the control case (CONTROL:
+     colouring off as well, booted with an inert extra token, so only the
+     memory layout moves) shows against off;
+  2. of the admissible cases, the lowest score wins: the mean over N = ways/2
+     .. ways (4, 6, 8) of the case's L1D misses per switch divided by off's;
+  3. if no case is admissible, every case costs misses somewhere, and the best
+     over the whole curve wins instead: the lowest geometric mean, over every
+     ring N, of the case's misses over off's.  messaging is left out of this
+     measure: its misses move by up to 8% between identical settings (the
+     control) and between two runs of off on two builds, where every ring
+     figure repeats to three digits, and so a measure that includes it picks
+     by noise (it did: 2 colours in one run, 3 in the other, with the same ring
+     figures);
+  4. cases within TIE of the best count as equal, and of those the smallest
+     max_offset (the least stack taken from each task) wins, then the widest
+     step (the fewest colours to keep count of).
 """
 
+import functools
 import json
 import math
 import os
 import re
+import subprocess
 import sys
 
-from benchdata import (REGIONS, REGION_NAMES, expected_workloads, fmt, load_boot, pct,
-                       plot_png, print_tap, read_cases, read_meta, read_plugin, read_text)
+from benchdata import REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png
 
 WORSE_LIMIT = 0.02
 CONTROL = "off-control"
 WORSE_SLACK = 0.1
 TIE = 0.02
-# The model's L1D, the primary geometry the targets are stated on.
-PRIMARY = "L1D"
-PRIMARY_WAYS = 8
-PRIMARY_WAY_SIZE = 4096
 # Issue 8's targets at the choice.
 TARGET_REDUCTION = 0.40
 TARGET_INSNS = 0.005
+L1D_EXTRA = "48K:12/32K:16/64K:2"
+L2_EXTRA = "256K:4/512K:8/1M:16/2M:16"
 GRID_RE = re.compile(r"m([0-9]+)-s([0-9]+)$")
 GEOM_RE = re.compile(r"(L1D|L2)-([0-9]+[KM])-([0-9]+)w$")
+MODEL = {"L1D": "L1D-32K-8w", "L2": "L2-4M-16w"}  # the targets are stated on the model's L1D
 # Where a case targets another L1D geometry, the kernel's own shift for it.
 SHIFT_CASES = {"L1D-32K-16w": "chosen-shift11", "L1D-64K-2w": "chosen-shift15"}
 
 
-def colours(step, max_offset, way=PRIMARY_WAY_SIZE):
-    """The kernel's colour count: one way over the step, capped by the budget."""
-    return max(1, min(way // step, max_offset // step + 1))
+def colour_args(step, max_offset, policy="balanced", level=1):
+    return "kstack_colour=on,step=%d,max_offset=%d,policy=%s,level=%d" % (
+        step, max_offset, policy, level)
+
+
+def grid_cases(offsets, steps):
+    """Stage 1: (name, kernel args)."""
+    # The noise control: task=on is inert with colouring off (no room is
+    # made), so this is off again with a longer command line, which moves
+    # early boot allocations and with them where everything lands.
+    return [("off", "kstack_colour=off"), (CONTROL, "kstack_colour=off,task=on")] + \
+        [("m%d-s%d" % (m, s), colour_args(s, m)) for m in offsets for s in steps if s <= m]
+
+
+def around_cases(s, m, quick):
+    """Stage 3, around the choice: (name, kernel args)."""
+    c = colour_args(s, m)
+    cases = [("chosen-" + p, colour_args(s, m, p)) for p in ("addr", "mod", "rr")] + \
+        [("chosen-l2-" + p, colour_args(s, m, p, 2)) for p in ("balanced", "addr", "mod")] + \
+        [("chosen+task", c + ",task=on"), ("rko", "kstack_colour=off randomize_kstack_offset=on"),
+         ("chosen+rko", c + " randomize_kstack_offset=on"), ("chosen-shift11", c + ",shift=11"),
+         ("chosen-shift15", c + ",shift=15")]
+    return [x for x in cases if not quick or x[0] in ("chosen-rr", "chosen+task", "chosen-shift11")]
 
 
 def grid_params(name):
     """(max_offset, step) of a grid case name mMAX_OFFSET-sSTEP."""
-    m, s = map(int, GRID_RE.match(name).groups())
-    return m, s
+    return tuple(map(int, GRID_RE.match(name).groups()))
 
 
-def geom_ways(cache):
-    m = GEOM_RE.match(cache)
-    return int(m.group(3)) if m else PRIMARY_WAYS
+def geometry(cache):
+    """(size in bytes, ways, label) of a cache: L1D or L2 (the model's) or, say, L1D-48K-12w."""
+    level, size, ways = GEOM_RE.match(MODEL.get(cache, cache)).groups()
+    label = "%s %s %s-way%s" % (level, size, ways, " (model)" if cache in MODEL else "")
+    return int(size[:-1]) << (10 if size[-1] == "K" else 20), int(ways), label
 
 
-def geom_label(cache):
-    m = GEOM_RE.match(cache)
-    if not m:
-        return {"L1D": "L1D 32K 8-way (model)", "L2": "L2 4M 16-way (model)"}.get(cache, cache)
-    return "%s %s %s-way" % m.groups()
+def event_name(e):
+    """Ring N (an int) as N=..., a workload by its name."""
+    return "N=%d" % e if isinstance(e, int) else e
 
 
-class Sweep:
-    def __init__(self, work):
-        self.work = work
-        self.cases = read_cases(work)
-        self.names = [c[0] for c in self.cases]
-        self.args = {c[0]: c[2] for c in self.cases}
-        self.boots = {n: load_boot(work, n) for n in self.names}
-        self.meta = read_meta(work)
-        self.grid = [n for n in self.names if GRID_RE.match(n)]
+@functools.lru_cache(maxsize=None)
+def probe(step, max_offset):
+    """kcolour-probe's JSON for the bench's CPU (facts.tsv's bench-dump), level 1."""
+    return json.loads(subprocess.run(
+        [str(ROOT / "tools-probe/kcolour-probe"), "--cpuid-file", str(facts.path("bench-dump")),
+         "--no-sysfs", "--level", "1", "--step", str(step), "--max-offset", str(max_offset),
+         "--json"], capture_output=True, text=True, check=True).stdout)
 
-    # -------------------------------------------------------- figures
 
-    def rings(self, name):
-        return [p for p in self.boots[name] if p.workload == "ring"]
+def colours(step, max_offset):
+    """The kernel's colour count at step and max_offset, as the probe derives it."""
+    return probe(step, max_offset)["recommendation"]["colours"]
 
-    def phase(self, name, workload):
-        return next(p for p in self.boots[name] if p.workload == workload)
 
-    def ring_ns(self):
-        return [p.info["tasks"] for p in self.rings(self.names[0])]
+class Sweep(Doc):
+    """The figures, the choice and the report of a run's boots."""
 
-    def ring(self, name, n):
-        return next(p for p in self.rings(name) if p.info["tasks"] == n)
+    def __init__(self, run, falign):
+        super().__init__(run)
+        self.falign, self.chosen = falign, None
 
-    def miss(self, name, n, cache=PRIMARY, region="all", kind="sa_miss"):
-        """Misses per event: ring N (an int) or a workload name."""
-        p = self.ring(name, n) if isinstance(n, int) else self.phase(name, n)
-        return p.per(p.miss(cache, region, kind))
+    @property
+    def names(self):
+        return [c[0] for c in self.run.cases]
+
+    @property
+    def grid(self):
+        return [n for n in self.names if GRID_RE.match(n)]
 
     def caches(self, level):
-        keys = self.boots[self.names[0]][0].counts.keys()
-        def size(c):
-            m = GEOM_RE.match(c)
-            return int(m.group(2)[:-1]) << (10 if m.group(2)[-1] == "K" else 20) if m else 0
-        return sorted({c for c, _ in keys if c == level or c.startswith(level + "-")},
-                      key=lambda c: (c != level, size(c), geom_ways(c)))
+        """The model's cache of a level, then the extra geometries, smallest first."""
+        return sorted({c for c, _ in self.boots[self.names[0]][0].counts
+                       if c.split("-")[0] == level}, key=lambda c: (c != level,) + geometry(c)[:2])
 
-    def target_ns(self, cache=PRIMARY):
-        ways = geom_ways(cache)
+    def target_ns(self, cache="L1D"):
+        ways = geometry(cache)[1]
         return [n for n in self.ring_ns() if ways / 2 <= n <= ways]
 
-    def ratios(self, name, ns, cache, ref):
-        """name's misses over ref's at each event of ns where ref has any."""
-        return [self.miss(name, n, cache) / self.miss(ref, n, cache)
-                for n in ns if self.miss(ref, n, cache) > 0]
+    def ratios(self, name, ns, cache):
+        """name's misses over off's at each event of ns where off has any."""
+        return [self.miss(name, n, cache) / self.miss("off", n, cache)
+                for n in ns if self.miss("off", n, cache) > 0]
 
-    def score(self, name, cache=PRIMARY, ref="off"):
-        """Mean over N = ways/2..ways of name's misses over ref's."""
-        ratios = self.ratios(name, self.target_ns(cache), cache, ref)
+    def score(self, name, cache="L1D"):
+        """Mean over N = ways/2..ways of name's misses over off's."""
+        ratios = self.ratios(name, self.target_ns(cache), cache)
         return sum(ratios) / len(ratios) if ratios else float("nan")
 
-    def noise(self, n, cache=PRIMARY, ref="off"):
-        """The control's relative distance from ref at event n (0 without one)."""
-        if CONTROL not in self.names or not self.miss(ref, n, cache):
-            return 0.0
-        return abs(self.miss(CONTROL, n, cache) / self.miss(ref, n, cache) - 1)
+    def overall(self, name):
+        """Geometric mean over every ring N of name's misses over off's."""
+        ratios = self.ratios(name, self.ring_ns(), "L1D")
+        return math.exp(sum(math.log(max(r, 1e-9)) for r in ratios) / len(ratios))
 
-    def worst(self, name, cache=PRIMARY, ref="off"):
-        """(excess over the limit, where, misses, ref's) of the worst event against ref."""
+    def worst(self, name):
+        """(excess over the limit, where, misses, off's) of the worst event against off."""
         worst = (-math.inf, None, 0.0, 0.0)
         for n in self.ring_ns() + ["messaging"]:
-            a, b = self.miss(name, n, cache), self.miss(ref, n, cache)
-            limit = max(WORSE_LIMIT, self.noise(n, cache, ref))
-            over = a - b * (1 + limit) - (WORSE_SLACK if b < 1 else 0)
+            a, b = self.miss(name, n), self.miss("off", n)
+            noise = abs(self.miss(CONTROL, n) / b - 1) if b else 0.0  # the control vs off
+            over = a - b * (1 + max(WORSE_LIMIT, noise)) - (WORSE_SLACK if b < 1 else 0)
             if over > worst[0]:
                 worst = (over, n, a, b)
         return worst
 
-    def admissible(self, name, cache=PRIMARY):
-        return self.worst(name, cache)[0] <= 0
-
-    def insns(self, name, workload):
-        """Instructions per event; the ring pooled over every N."""
-        ph = [p for p in self.boots[name] if p.workload == workload]
-        return sum(p.head["insns"] for p in ph) / sum(p.unit[1] for p in ph)
-
-    # -------------------------------------------------------- choice
-
-    def overall(self, name, cache=PRIMARY, ref="off"):
-        """Geometric mean over every ring N of name's misses over ref's."""
-        ratios = self.ratios(name, self.ring_ns(), cache, ref)
-        return math.exp(sum(math.log(max(r, 1e-9)) for r in ratios) / len(ratios))
+    def insn_change(self, name, workload):
+        """Instructions per event against off, in percent (the ring pooled)."""
+        return pct(self.boots[name].insns(workload), self.boots["off"].insns(workload))
 
     def choose(self):
-        ok = [n for n in self.grid if self.admissible(n)]
+        """(step, max_offset, why) by the rule of the header."""
+        ok = [n for n in self.grid if self.worst(n)[0] <= 0]
         if ok:
             pool, measure, what = ok, self.score, "admissible, lowest score"
         else:
             pool, measure, what = self.grid, self.overall, \
                 "NO grid case is admissible: lowest geometric mean over every ring N"
         best = min(measure(n) for n in pool)
-        ties = [n for n in pool if measure(n) <= best + TIE]
-
-        def key(n):
-            m, s = grid_params(n)
-            return (m, -s)
-        pick = min(ties, key=key)
+        pick = min((n for n in pool if measure(n) <= best + TIE),
+                   key=lambda n: (grid_params(n)[0], -grid_params(n)[1]))
         m, s = grid_params(pick)
-        why = ("%s: %s; score %.0f%% of off's L1D misses per switch at N=%s, "
-               "geometric mean %.0f%% over every ring N" % (
-                   pick, what, 100 * self.score(pick), ",".join(map(str, self.target_ns())),
-                   100 * self.overall(pick)))
-        return s, m, why
-
-    # -------------------------------------------------------- plots
+        self.chosen = pick
+        return s, m, ("%s: %s; score %.0f%% of off's L1D misses per switch at N=%s, "
+                      "geometric mean %.0f%% over every ring N" % (
+                          pick, what, 100 * self.score(pick), ",".join(map(str, self.target_ns())),
+                          100 * self.overall(pick)))
 
     def plot_grid(self, png, measure, title):
         params = [grid_params(n) for n in self.grid]
-        steps = sorted({s for _, s in params})
-        offsets = sorted({m for m, _ in params})
-        dat = os.path.join(self.work, "plot-%s.dat" % os.path.basename(png))
+        steps, offsets = sorted({s for _, s in params}), sorted({m for m, _ in params})
+        dat = self.work / ("plot-%s.dat" % png.name)
         with open(dat, "w") as f:
             for s in steps:
                 f.write("# step %d\n" % s)
-                for m in offsets:
-                    if (m, s) in params:
-                        f.write("%d %.2f\n" % (m, 100 * measure("m%d-s%d" % (m, s))))
-                f.write("\n\n")
+                f.write("".join("%d %.2f\n" % (m, 100 * measure("m%d-s%d" % (m, s)))
+                                for m in offsets if (m, s) in params) + "\n\n")
         plots = ["'%s' index %d using 1:2 with linespoints lw 2 pt 7 title 'step %d B'"
                  % (dat, i, s) for i, s in enumerate(steps)]
         plots.append("100 with lines dt 2 lc rgb 'black' title 'off'")
         plot_png(png, title, "max\\_offset (bytes)", "% of colouring off (100 = no change)",
                  offsets, 1.3, plots)
 
-    def plot_curves(self, png, cases, cache, title, region="all"):
-        present = [c for c in cases if c in self.names]
-        dat = os.path.join(self.work, "plot-%s-%s.dat" % (cache, region))
-        ns = self.ring_ns()
-        with open(dat, "w") as f:
-            for n in ns:
-                f.write("%d %s\n" % (n, " ".join("%.4f" % self.miss(c, n, cache, region)
-                                                 for c in present)))
-        plots = ["'%s' using 1:%d with linespoints lw 2 pt 7 title '%s'" % (dat, 2 + i, c)
-                 for i, c in enumerate(present)]
-        plot_png(png, title, "tasks in the ring (N)",
-                 "%s misses per context switch" % cache.split("-")[0], ns, 1.15, plots)
+    def plot_curves(self, png, cases, cache, title):
+        self.ring_plot(png, self.work / ("plot-%s-all.dat" % cache), title,
+                       "%s misses per context switch" % cache.split("-")[0],
+                       [(c, "linespoints lw 2 pt 7", [self.miss(c, n, cache)
+                                                      for n in self.ring_ns()])
+                        for c in cases if c in self.names])
 
-
-# ------------------------------------------------------------ report
-
-class Report(Sweep):
-    def __init__(self, work, results):
-        super().__init__(work)
-        self.results = results
-        self.out = []
-        self.step, self.max_offset = map(int, read_text(work, "choice").split()[:2])
-        self.chosen = "m%d-s%d" % (self.max_offset, self.step)
-
-    def w(self, line=""):
-        self.out.append(line)
-
-    def table(self, head, rows, align=None):
-        self.w("| " + " | ".join(head) + " |")
-        self.w("|" + "".join(align or ["---|"] + ["---:|"] * (len(head) - 1)))
-        for r in rows:
-            self.w("| " + " | ".join(str(x) for x in r) + " |")
-        self.w()
-
-    def rel(self, name, n, cache=PRIMARY, ref="off"):
-        a, b = self.miss(name, n, cache), self.miss(ref, n, cache)
+    def rel(self, name, n):
+        a, b = self.miss(name, n), self.miss("off", n)
         return "%s (%+.0f%%)" % (fmt(a), pct(a, b)) if b else fmt(a)
 
     def setup(self):
         m = self.meta
-        self.w("# kcolour bench sweep: stack colouring parameters under a cache simulator")
-        self.w()
-        self.w("Generated by `make bench-sweep%s` (bench/run-sweep.sh, bench/sweep.py) on %s. "
-               "Every number is read from the plugin outputs of that run."
-               % (" QUICK=1" if m["mode"] == "quick" else "", m["date"]))
-        self.w()
+        self.md("""# kcolour bench sweep: stack colouring parameters under a cache simulator
+
+            Generated by `make bench-sweep%s` (bench/sweep.py) on %s. Every number is read from
+            the plugin outputs of that run.""", " QUICK=1" if m["mode"] == "quick" else "",
+                m["date"])
         self.w("- Kernel: %s (%s; %s)." % (
             re.sub(r"^Linux version (\S+).*", r"Linux \1", m["banner_sweep"]),
             m["fragments_sweep"], m["build_sweep"]))
         self.w("- `%s`; `%s`." % (m["qemu"], m["gcc"]))
-        self.w("- QEMU TCG `-cpu %s` (deterministic: `selftests/qemu-run.sh` DETERMINISTIC=1), "
-               "one boot per case, kernel command line `nokaslr norandmaps quiet` + the case's arguments. "
-               "Simulated: the model's L1D 32K 8-way, L1I 32K 8-way and L2 4M 16-way, and on the "
-               "same accesses the L1Ds `%s` and L2s `%s` (kcolour-cachesim `l1d_extra=`, "
-               "`l2_extra=`), each LRU beside a fully-associative (FA) LRU cache of its size."
-               % (m["cpu"], m["l1d_extra"], m["l2_extra"]))
-        self.w("- Workloads, in order in every boot (the guest's /run.sh):")
-        self.w()
-        self.w("```")
-        self.w(read_text(self.work, "run.sh"))
-        self.w("```")
-        self.w()
-        self.w("Per switch: ring phase counts over its token passes (one context switch "
-               "each); messaging per message; forkloop per fork. See bench.md for the "
-               "simulator and the workloads.")
-        self.w()
+        self.w("""- QEMU TCG `-cpu %s` (deterministic: `harness/qemu-run.sh` DETERMINISTIC=1), one
+               boot per case, kernel command line `nokaslr norandmaps quiet` + the case's
+               arguments. Simulated: the model's L1D 32K 8-way, L1I 32K 8-way and L2 4M 16-way,
+               and on the same accesses the L1Ds `%s` and L2s `%s` (kcolour-cachesim
+               `l1d_extra=`, `l2_extra=`), each LRU beside a fully-associative (FA) LRU cache of
+               its size.""" % (m["cpu"], m["l1d_extra"], m["l2_extra"]))
+        self.md("- Workloads, in order in every boot (the guest's /run.sh):")
+        self.code((self.work / "run.sh").read_text())
+        self.md("""Per switch: ring phase counts over its token passes (one context switch each);
+            messaging per message; forkloop per fork. See bench.md for the simulator and the
+            workloads.
+
+            Commands (paths relative to the project top):""")
+        self.code("\n".join(self.run.commands))
 
     def grid_section(self):
-        self.w("## The grid: max_offset &times; step (balanced, level 1)")
-        self.w()
-        self.w("L1D (32K 8-way) misses per context switch in the ring, set-associative, all "
-               "regions; in brackets the change against colouring off. *score*: the mean over "
-               "N = %s of the case's misses over off's; *whole curve*: the geometric mean "
-               "over every ring N of the case's misses over off's. *worst*: the event where the case is "
-               "furthest above off, and *(over)* where that is beyond the limit: 2%% or the "
-               "noise, whichever is larger, plus %.1f misses of slack where off has under one. "
-               "The noise is %s: colouring off too, booted with an inert extra token "
-               "(`task=on` makes no room while colouring is off), so only the early boot "
-               "allocations, and with them where every object lands, move."
-               % (", ".join(map(str, self.target_ns())), WORSE_SLACK, CONTROL))
-        self.w()
-        ns = self.ring_ns()
-        head = ["case", "max_offset", "step", "colours"] + ["N=%d" % n for n in ns] + \
-            ["messaging", "score", "whole curve", "worst vs off"]
-        rows = [["off", "", "", 1] + [fmt(self.miss("off", n)) for n in ns] +
-                [fmt(self.miss("off", "messaging")), "100%", "100%", ""]]
-        if CONTROL in self.names:
-            rows.append([CONTROL + " (noise)", "", "", 1] +
-                        [self.rel(CONTROL, n) for n in ns + ["messaging"]] +
-                        ["%.0f%%" % (100 * self.score(CONTROL)),
-                         "%.0f%%" % (100 * self.overall(CONTROL)), ""])
+        self.md("""## The grid: max_offset &times; step (balanced, level 1)
+
+            L1D (32K 8-way) misses per context switch in the ring, set-associative, all regions;
+            in brackets the change against colouring off. *score*: the mean over N = %s of the
+            case's misses over off's; *whole curve*: the geometric mean over every ring N of the
+            case's misses over off's. *worst*: the event where the case is furthest above off,
+            and *(over)* where that is beyond the limit: 2%% or the noise, whichever is larger,
+            plus %.1f misses of slack where off has under one. The noise is %s: colouring off
+            too, booted with an inert extra token (`task=on` makes no room while colouring is
+            off), so only the early boot allocations, and with them where every object lands,
+            move.""", ", ".join(map(str, self.target_ns())), WORSE_SLACK, CONTROL)
+        events = self.ring_ns() + ["messaging"]
+        head = ["case", "max_offset", "step", "colours"] + list(map(event_name, events)) + \
+            ["score", "whole curve", "worst vs off"]
+        rows = [["off", "", "", 1] + [fmt(self.miss("off", e)) for e in events] +
+                ["100%", "100%", ""],
+                [CONTROL + " (noise)", "", "", 1] + [self.rel(CONTROL, e) for e in events] +
+                ["%.0f%%" % (100 * self.score(CONTROL)), "%.0f%%" % (100 * self.overall(CONTROL)),
+                 ""]]
         for name in self.grid:
             m, s = grid_params(name)
             over, where, a, b = self.worst(name)
-            mark = "**%s**" % name if name == self.chosen else name
-            rows.append([mark, m, s, colours(s, m)] + [self.rel(name, n) for n in ns] +
-                        [self.rel(name, "messaging"), "%.0f%%" % (100 * self.score(name)),
-                         "%.1f%%" % (100 * self.overall(name)),
-                         "%s %+.0f%%%s" % ("N=%d" % where if isinstance(where, int) else where,
-                                           pct(a, b), "" if over <= 0 else " (over)")])
-        self.table(head, rows, ["---|"] + ["---:|"] * (len(head) - 2) + ["---|"])
-        self.w("![grid: score](sweep-grid.png)")
-        self.w()
-        self.w("![grid: over the whole curve](sweep-grid-overall.png)")
-        self.w()
+            rows.append(["**%s**" % name if name == self.chosen else name, m, s, colours(s, m)] +
+                        [self.rel(name, e) for e in events] +
+                        ["%.0f%%" % (100 * self.score(name)), "%.1f%%" % (100 * self.overall(name)),
+                         "%s %+.0f%%%s" % (event_name(where), pct(a, b),
+                                           "" if over <= 0 else " (over)")])
+        self.table(head, rows, "l" + "r" * (len(head) - 2) + "l")
+        self.md("""![grid: score](sweep-grid.png)
+
+            ![grid: over the whole curve](sweep-grid-overall.png)""")
 
     def choice_section(self):
         s, m, why = self.choose()
         ns = self.target_ns()
-        self.w("## The choice")
-        self.w()
-        self.w("bench/sweep.py's rule (its header): of the admissible cases (never above off "
-               "by more than 2%% or the noise), the lowest score; if none is admissible, the "
-               "lowest geometric mean of the ratios to off over every ring N; ties "
-               "within %d points go to the smallest max_offset, then the widest step. "
-               "Chosen: **step %d B, max_offset %d B, %d colours** on a 4 KiB way (%s)."
-               % (100 * TIE, s, m, colours(s, m), why))
-        if (s, m) != (self.step, self.max_offset):
-            self.w()
-            self.w("**The run's stage 3 was built around step %d, max_offset %d** (its choice "
-                   "file), not around this choice." % (self.step, self.max_offset))
-        self.w()
+        way = next(c["way_size"] for c in probe(s, m)["caches"]
+                   if c["level"] == 1 and c["type"] == "data")
+        self.md("""## The choice
+
+            bench/sweep.py's rule (its header): of the admissible cases (never above off by more
+            than 2%% or the noise), the lowest score; if none is admissible, the lowest geometric
+            mean of the ratios to off over every ring N; ties within %d points go to the smallest
+            max_offset, then the widest step. Chosen: **step %d B, max_offset %d B, %d colours**
+            on a %d KiB way (%s).""", 100 * TIE, s, m, colours(s, m), way // 1024, why)
         cmp_cases = [c for c in ("off", CONTROL, "m1024-s64", self.chosen, "rko",
                                  "chosen+rko", "chosen+task") if c in self.names]
-        self.table(["N"] + cmp_cases,
-                   [[n] + [self.rel(c, n) for c in cmp_cases] for n in self.ring_ns()] +
-                   [["messaging"] + [self.rel(c, "messaging") for c in cmp_cases]])
-        self.w("m1024-s64 is the default before this sweep (17 colours &times; 64 B); "
-               "rko = `randomize_kstack_offset=on` with colouring off.")
-        self.w()
-        self.w("![choice](sweep-choice.png)")
-        self.w()
-        self.w("### Targets (issue 8) at the choice, L1D 32K 8-way")
-        self.w()
-        rows = []
+        self.table(["N"] + cmp_cases, [[e] + [self.rel(c, e) for c in cmp_cases]
+                                       for e in self.ring_ns() + ["messaging"]])
+        self.md("""m1024-s64 is the default before this sweep (17 colours &times; 64 B); rko =
+            `randomize_kstack_offset=on` with colouring off.
+
+            ![choice](sweep-choice.png)
+
+            ### Targets (issue 8) at the choice, L1D 32K 8-way""")
         red = [1 - self.miss(self.chosen, n) / self.miss("off", n) for n in ns]
-        rows.append(["at least %d%% fewer L1D misses per switch at N = %s"
-                     % (100 * TARGET_REDUCTION, ", ".join(map(str, ns))),
-                     ", ".join("N=%d %.0f%%" % (n, 100 * r) for n, r in zip(ns, red)),
-                     "met" if all(r >= TARGET_REDUCTION for r in red) else "**not met**"])
         over, where, a, b = self.worst(self.chosen)
-        rows.append(["never more than 2% worse than off",
-                     "worst: %s %+.1f%%" % (where if not isinstance(where, int) else "N=%d" % where,
-                                           pct(a, b)),
-                     "met" if over <= 0 else "**not met**"])
+        targets = [("at least %d%% fewer L1D misses per switch at N = %s"
+                    % (100 * TARGET_REDUCTION, ", ".join(map(str, ns))),
+                    ", ".join("N=%d %.0f%%" % (n, 100 * r) for n, r in zip(ns, red)),
+                    all(r >= TARGET_REDUCTION for r in red)),
+                   ("never more than 2% worse than off",
+                    "worst: %s %+.1f%%" % (event_name(where), pct(a, b)), over <= 0)]
         if "rko" in self.names:
             better = [n for n in self.ring_ns() if self.miss(self.chosen, n) < self.miss("rko", n)]
-            rows.append(["better than randomize_kstack_offset",
-                         "fewer misses at %d of %d N" % (len(better), len(self.ring_ns())),
-                         "met" if len(better) == len(self.ring_ns()) else "**not met**"])
+            targets.append(("better than randomize_kstack_offset", "fewer misses at %d of %d N"
+                            % (len(better), len(self.ring_ns())), better == self.ring_ns()))
         for workload, unit in (("ring", "switch"), ("forkloop", "fork")):
-            d = pct(self.insns(self.chosen, workload), self.insns("off", workload))
-            rows.append(["instructions per %s within %.1f%% of off" % (unit, 100 * TARGET_INSNS),
-                         "%+.2f%%" % d, "met" if abs(d) <= 100 * TARGET_INSNS else "**not met**"])
-        self.table(["target", "measured", ""], rows, ["---|", "---|", "---|"])
+            d = self.insn_change(self.chosen, workload)
+            targets.append(("instructions per %s within %.1f%% of off" % (unit, 100 * TARGET_INSNS),
+                            "%+.2f%%" % d, abs(d) <= 100 * TARGET_INSNS))
+        self.table(["target", "measured", ""], [[t, m, "met" if ok else "**not met**"]
+                                                for t, m, ok in targets], "lll")
 
     def policy_section(self):
         cases = [c for c in (self.chosen, "chosen-addr", "chosen-mod", "chosen-rr",
@@ -371,206 +320,173 @@ class Report(Sweep):
                  if c in self.names]
         if len(cases) < 2:
             return
-        self.w("## Policies and level at the choice")
-        self.w()
-        ns = self.ring_ns()
-        self.table(["case", "arguments"] + ["N=%d" % n for n in ns] +
-                   ["messaging", "score", "insns/fork vs off"],
-                   [[c, "`%s`" % self.args[c]] + [self.rel(c, n) for n in ns] +
-                    [self.rel(c, "messaging"), "%.0f%%" % (100 * self.score(c)),
-                     "%+.2f%%" % pct(self.insns(c, "forkloop"), self.insns("off", "forkloop"))]
-                    for c in cases],
-                   ["---|", "---|"] + ["---:|"] * (len(ns) + 3))
+        self.md("## Policies and level at the choice")
+        events = self.ring_ns() + ["messaging"]
+        args = {c[0]: c[2] for c in self.run.cases}
+        self.table(["case", "arguments"] + list(map(event_name, events)) +
+                   ["score", "insns/fork vs off"],
+                   [[c, "`%s`" % args[c]] + [self.rel(c, e) for e in events] +
+                    ["%.0f%%" % (100 * self.score(c)), "%+.2f%%" % self.insn_change(c, "forkloop")]
+                    for c in cases], "ll" + "r" * (len(events) + 2))
 
     def geometry_section(self):
-        self.w("## Geometries")
-        self.w()
-        self.w("The same boots, other caches simulated on the same accesses. For each L1D: "
-               "misses per switch at N = ways/2 .. ways, off against the choice (the kernel "
-               "told the model's 4 KiB way) and, where the geometry's way differs, against "
-               "the choice booted with the shift the kernel would derive for it.")
-        self.w()
+        self.md("""## Geometries
+
+            The same boots, other caches simulated on the same accesses. For each L1D: misses per
+            switch at N = ways/2 .. ways, off against the choice (the kernel told the model's 4
+            KiB way) and, where the geometry's way differs, against the choice booted with the
+            shift the kernel would derive for it.""")
         rows = []
         for cache in self.caches("L1D"):
             ns = self.target_ns(cache)
-            cells = [geom_label(cache), ", ".join(map(str, ns)) or "none in the run"]
+            cells = [geometry(cache)[2], ", ".join(map(str, ns)) or "none in the run"]
             for c in ("off", self.chosen, SHIFT_CASES.get(cache)):
-                if c is None or c not in self.names or not ns:
+                if c not in self.names or not ns:
                     cells.append("")
                     continue
-                cells.append(" / ".join(fmt(self.miss(c, n, cache)) for n in ns) +
-                             ("" if c == "off" else " (score %.0f%%)" % (100 * self.score(c, cache))))
+                cells.append(" / ".join(fmt(self.miss(c, n, cache)) for n in ns) + (
+                    "" if c == "off" else " (score %.0f%%)" % (100 * self.score(c, cache))))
             rows.append(cells)
-        self.table(["L1D", "N", "off", self.chosen, "choice with its shift"], rows,
-                   ["---|", "---|", "---|", "---|", "---|"])
-        ns = self.ring_ns()
-        self.w("L2 misses per switch (all regions), off / choice:")
-        self.w()
-        self.table(["L2"] + ["N=%d" % n for n in ns] + ["messaging"],
-                   [[geom_label(c)] + ["%s / %s" % (fmt(self.miss("off", n, c)),
-                                                     fmt(self.miss(self.chosen, n, c)))
-                                       for n in ns + ["messaging"]]
+        self.table(["L1D", "N", "off", self.chosen, "choice with its shift"], rows, "lllll")
+        events = self.ring_ns() + ["messaging"]
+        self.md("L2 misses per switch (all regions), off / choice:")
+        self.table(["L2"] + list(map(event_name, events)),
+                   [[geometry(c)[2]] + ["%s / %s" % (fmt(self.miss("off", e, c)),
+                                                      fmt(self.miss(self.chosen, e, c)))
+                                        for e in events]
                     for c in self.caches("L2")])
 
     def task_section(self):
-        pairs = [(a, b) for a, b in (("off", "off+task"), (self.chosen, "chosen+task"))
-                 if b in self.names]
-        if not pairs:
+        if "chosen+task" not in self.names:
             return
-        self.w("## task_struct colouring")
-        self.w()
-        self.w("L1D misses per switch, all regions and the direct map (where slab objects "
-               "such as task_struct live):")
-        self.w()
-        ns = self.ring_ns()
-        rows = []
-        for a, b in pairs:
-            for c in (a, b):
-                rows.append([c] + ["%s / %s" % (fmt(self.miss(c, n)),
-                                                fmt(self.miss(c, n, region="direct")))
-                                   for n in ns + ["messaging"]])
-        self.table(["case"] + ["N=%d" % n for n in ns] + ["messaging"], rows)
+        self.md("""## task_struct colouring
+
+            L1D misses per switch, all regions and the direct map (where slab objects such as
+            task_struct live):""")
+        events = self.ring_ns() + ["messaging"]
+        self.table(["case"] + list(map(event_name, events)),
+                   [[c] + ["%s / %s" % (fmt(self.miss(c, e)), fmt(self.miss(c, e, region="direct")))
+                           for e in events] for c in (self.chosen, "chosen+task")])
 
     def region_section(self):
-        self.w("## Conflict misses left at the choice, by region")
-        self.w()
-        self.w("L1D 32K 8-way, SA &minus; FA misses per event of each region (negative: the "
-               "FA cache missed more, see bench.md), off &rarr; choice. What is left says "
-               "what to colour next. *stack top* is the top 2 KiB of each 16 KiB stack; "
-               "offsets beyond about 1 KiB move part of the hot top into *stack rest*.")
-        self.w()
+        self.md("""## Conflict misses left at the choice, by region
+
+            L1D 32K 8-way, SA &minus; FA misses per event of each region (negative: the FA cache
+            missed more, see bench.md), off &rarr; choice. What is left says what to colour next.
+            *stack top* is the top 2 KiB of each 16 KiB stack; offsets beyond about 1 KiB move
+            part of the hot top into *stack rest*.""")
         events = self.target_ns() + ["messaging", "forkloop"]
-        rows = []
-        for region in REGIONS + ("all",):
-            row = [REGION_NAMES[region]]
-            for e in events:
-                vals = [self.miss(c, e, region=region) -
-                        self.miss(c, e, region=region, kind="fa_miss")
-                        for c in ("off", self.chosen)]
-                row.append("%s &rarr; %s" % tuple(fmt(v) for v in vals))
-            rows.append(row)
-        self.table(["region"] + [("N=%d" % e) if isinstance(e, int) else e for e in events], rows)
+        self.table(["region"] + list(map(event_name, events)),
+                   [[name] + ["%s &rarr; %s" % tuple(
+                       fmt(self.miss(c, e, region=r) - self.miss(c, e, region=r, kind="fa_miss"))
+                       for c in ("off", self.chosen)) for e in events]
+                    for r, name in REGIONS.items()])
 
     def insn_section(self):
-        self.w("## Instructions per event against off")
-        self.w()
-        cases = [c for c in self.names if c != "off" and not c.startswith("falign-")]
+        self.md("## Instructions per event against off")
         self.table(["case", "per switch (ring, pooled)", "per message", "per fork"],
-                   [[c] + ["%+.2f%%" % pct(self.insns(c, w), self.insns("off", w))
-                           for w in ("ring", "messaging", "forkloop")] for c in cases])
+                   [[c] + ["%+.2f%%" % self.insn_change(c, w)
+                           for w in ("ring", "messaging", "forkloop")]
+                    for c in self.names if c != "off" and c not in self.falign])
 
     def falign_section(self):
-        choices = [n for n in self.names if n.startswith("falign-")]
-        if not choices:
+        if not self.falign:
             return
-        self.w("## Function alignment: L1I misses")
-        self.w()
-        self.w("The four kernels of `make falign-report` (qemu-test.config + falign-*.config, "
-               "colouring not built in) through the same workloads. Text and lines touched "
-               "from `tools-probe/falign-report --json vmlinux` (text = function bytes + the "
-               "padding between them); L1I 32K 8-way misses per event (FA bound in brackets).")
-        self.w()
-        ns = self.ring_ns()
-        rows = []
-        base_text = None
-        for c in choices:
-            r = json.load(open(os.path.join(self.work, c + ".json")))["files"][0]
+        self.md("""## Function alignment: L1I misses
+
+            The four kernels of `make falign-report` (qemu-test.config + falign-*.config,
+            colouring not built in) through the same workloads. Text and lines touched from
+            `falign/falign-report --json vmlinux` (text = function bytes + the padding between
+            them); L1I 32K 8-way misses per event (FA bound in brackets).""")
+        events, rows, base_text = self.ring_ns() + ["messaging", "forkloop"], [], None
+        labels = facts.table("falign")
+        for c, r in self.falign.items():
+            r = r["files"][0]
             text = r["function_bytes"] + r["small_padding_bytes"]
             base_text = base_text or text
-            rows.append([c[len("falign-"):], "{:,}".format(text) +
-                         " (%+.1f%%)" % pct(text, base_text),
+            rows.append([labels[c][0], "{:,} ({:+.1f}%)".format(text, pct(text, base_text)),
                          "{:,}".format(r["lines_touched"]), r["crossing"]] +
-                        ["%s (%s)" % (fmt(self.miss(c, e, "L1I")),
-                                      fmt(self.miss(c, e, "L1I", kind="fa_miss")))
-                         for e in ns + ["messaging", "forkloop"]])
+                        [self.boots[c].event(e).sa_fa("L1I", "all") for e in events])
         self.table(["alignment", "text bytes", "lines touched", "short fns crossing"] +
-                   ["N=%d" % n for n in ns] + ["messaging", "forkloop"], rows)
-        self.plot_curves(os.path.join(self.results, "sweep-falign-l1i.png"), choices, "L1I",
+                   list(map(event_name, events)), rows)
+        self.plot_curves(self.results / "sweep-falign-l1i.png", list(self.falign), "L1I",
                          "Ring: L1I misses per context switch by function alignment")
-        self.w("![L1I by alignment](sweep-falign-l1i.png)")
-        self.w()
+        self.md("![L1I by alignment](sweep-falign-l1i.png)")
 
-    def write(self):
-        self.setup()
-        self.w("Commands (paths relative to the project top):")
-        self.w()
-        self.w("```")
-        self.w(read_text(self.work, "commands"))
-        self.w("```")
-        self.w()
-        os.makedirs(self.results, exist_ok=True)
-        self.grid_section()
-        self.choice_section()
-        self.policy_section()
-        self.geometry_section()
-        self.task_section()
-        self.region_section()
-        self.insn_section()
-        self.falign_section()
+    def save(self, results):
+        self.results = results
+        for section in (self.setup, self.grid_section, self.choice_section, self.policy_section,
+                        self.geometry_section, self.task_section, self.region_section,
+                        self.insn_section, self.falign_section):
+            section()
         ns = ",".join(map(str, self.target_ns()))
-        self.plot_grid(os.path.join(self.results, "sweep-grid.png"), self.score,
+        self.plot_grid(results / "sweep-grid.png", self.score,
                        "L1D 32K 8-way: misses per switch at N=%s, %% of colouring off" % ns)
-        self.plot_grid(os.path.join(self.results, "sweep-grid-overall.png"), self.overall,
+        self.plot_grid(results / "sweep-grid-overall.png", self.overall,
                        "L1D 32K 8-way: geometric mean over every ring N, % of off")
-        self.plot_curves(os.path.join(self.results, "sweep-choice.png"),
+        self.plot_curves(results / "sweep-choice.png",
                          ["off", "m1024-s64", self.chosen, "rko", "chosen+rko", "chosen+task"],
-                         PRIMARY, "Ring: L1D 32K 8-way misses per context switch")
-        with open(os.path.join(self.results, "sweep.md"), "w") as f:
-            f.write("\n".join(self.out) + "\n")
+                         "L1D", "Ring: L1D 32K 8-way misses per context switch")
+        self.write_md(results / "sweep.md")
 
 
-# ------------------------------------------------------------ checks
-
-def check(work):
-    results = []
-    want = expected_workloads(work)
-    cases = read_cases(work)
-    for name, _, _ in cases:
-        problems = []
-        try:
-            config, phases = read_plugin(os.path.join(work, name + ".txt"))
-        except OSError as e:
-            results.append((False, "%s: %s" % (name, e)))
-            continue
-        if config.get("phases") != len(want):
-            problems.append("%s phases, want %d" % (config.get("phases"), len(want)))
-        extras = {c for i in phases for c, _ in phases[i][1]} - {"L1D", "L1I", "L2"}
-        if len(extras) != 7:
-            problems.append("%d extra geometries, want 7" % len(extras))
-        for i in range(len(want)):
-            head, _ = phases.get(i, ({}, {}))
-            if head.get("complete") != 1:
-                problems.append("phase %d not complete" % i)
-        results.append((not problems, "%s: %d phases complete, 7 extra geometries%s"
-                        % (name, len(want), ": " + "; ".join(problems) if problems else "")))
-    if all(ok for ok, _ in results):
-        s = Sweep(work)
-        step, max_offset = map(int, read_text(work, "choice").split()[:2])
-        results.append(("m%d-s%d" % (max_offset, step) in s.grid,
-                        "the choice step %d, max_offset %d is a grid case" % (step, max_offset)))
-        # The 48K 12-way L1D differs from the 32K 8-way only in ways: with
-        # the same 64 sets, each set's 12-way LRU stack holds its 8-way one,
-        # so it never misses more on the same accesses.
-        worse = ["%s N=%d" % (name, n) for name in s.names for n in s.ring_ns()
-                 if s.miss(name, n, "L1D-48K-12w") > s.miss(name, n, "L1D")]
-        results.append((not worse, "48K 12-way never misses more than 32K 8-way (LRU "
-                        "inclusion: same sets, more ways)%s" % (": " + ", ".join(worse) if worse else "")))
-    return print_tap(results)
+def check(s, step, max_offset):
+    s.run.tap("m%d-s%d" % (max_offset, step) in s.grid,
+              "the choice step %d, max_offset %d is a grid case" % (step, max_offset))
+    # The 48K 12-way L1D differs from the 32K 8-way only in ways: with the
+    # same 64 sets, each set's 12-way LRU stack holds its 8-way one, so it
+    # never misses more on the same accesses.
+    worse = ["%s N=%d" % (name, n) for name in s.names for n in s.ring_ns()
+             if s.miss(name, n, "L1D-48K-12w") > s.miss(name, n, "L1D")]
+    s.run.tap(not worse, "48K 12-way never misses more than 32K 8-way (LRU "
+              "inclusion: same sets, more ways)%s" % (": " + ", ".join(worse) if worse else ""))
 
 
-def main(argv):
-    if len(argv) == 3 and argv[1] == "choose":
-        s, m, why = Sweep(argv[2]).choose()
-        print("%d %d %s" % (s, m, why))
-        return 0
-    if len(argv) == 4 and argv[1] == "report":
-        Report(argv[2], argv[3]).write()
-        return 0
-    if len(argv) == 3 and argv[1] == "check":
-        return check(argv[2])
-    sys.stderr.write("usage: sweep.py choose WORK | report WORK RESULTS | check WORK\n")
-    return 2
+def falign_reports(run):
+    """falign-report's JSON of each falign image, kept in the work dir."""
+    run.make("falign")
+    out = {}
+    for name in facts.table("falign"):
+        saved = run.work / (name + ".falign.json")
+        if not run.replay:
+            r = subprocess.run([str(ROOT / "falign/falign-report"), "--json",
+                                str(run.image(name, name).path / "vmlinux")],
+                               capture_output=True, text=True)
+            if r.returncode:
+                run.bail("falign-report failed on " + name, r.stderr.splitlines()[-10:])
+            saved.write_text(r.stdout)
+        out[name] = json.loads(saved.read_text())
+    return out
+
+
+def main():
+    quick = bool(os.environ.get("QUICK"))
+    run = Run("bench-sweep", "sweep-quick" if quick else "full",
+              ROOT / "build/bench" / ("sweep-quick" if quick else "sweep-full"),
+              900 if quick else 2400, "l1d_extra=%s,l2_extra=%s" % (L1D_EXTRA, L2_EXTRA))
+    results = run.work / "results" if quick else ROOT / "docs/results"
+    run.meta.update(l1d_extra=L1D_EXTRA, l2_extra=L2_EXTRA)
+    run.make("tools-probe")
+    # The colour counts come from the probe; the report's text says 17 here.
+    run.tap(colours(64, 1024) == 17, "kcolour-probe on the bench's CPU: %d colours at step 64, "
+            "max_offset 1024 (want 17)" % colours(64, 1024))
+    run.image("sweep", "test" if quick else "bench")
+    falign = {} if quick or os.environ.get("FALIGN", "1") != "1" else falign_reports(run)
+    grid = grid_cases([1024] if quick else [256, 512, 1024, 2048, 4096],
+                      [64, 1024] if quick else [64, 128, 256, 512, 1024])
+    run.boot("grid", [(n, "sweep", a) for n, a in grid])
+    s = Sweep(run, falign)
+    step, max_offset, why = s.choose()
+    (run.work / "choice").write_text("%d %d %s\n" % (step, max_offset, why))
+    run.say("choice: step %d B, max_offset %d B (%s)" % (step, max_offset, why))
+    run.boot("around", [(n, "sweep", a) for n, a in around_cases(step, max_offset, quick)])
+    if falign:
+        run.boot("falign", [(n, n, "") for n in falign])
+    ok = run.check_boots(s.names, extras=7)
+    if ok:
+        check(s, step, max_offset)
+    return run.finish(s if ok else None, results)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

@@ -1,21 +1,19 @@
-# The cache benchmark of kernel stack colouring (bench/run-bench.sh).
+# The cache benchmark of kernel stack colouring (bench/bench.py) and its
+# parameter sweep (bench/sweep.py), both over harness/.
 #
-#   make bench            every case and N: docs/results/bench.md and its plots
+#   make bench            every case and workload: docs/results/bench.md and its plots
 #   make bench QUICK=1    the reduced set (make check's smoke test), results in
 #                         build/bench/quick; docs/ is not touched
-#   make bench-sweep      the parameter sweep: docs/results/sweep.md and its plots
+#   make bench-sweep      the sweep: grid of max_offset x step, the default chosen
+#                         from it, policies, level 2, task_struct colouring,
+#                         randomize_kstack_offset, other L1D/L2 geometries and the
+#                         four function alignment kernels -> docs/results/sweep.md
 #   make bench-sweep QUICK=1  its smoke run, results in build/bench/sweep-quick
 
-.PHONY: bench
+.PHONY: bench bench-sweep
 
 bench: deps
-	@QUICK=$(QUICK) bash bench/run-bench.sh
+	@QUICK=$(QUICK) python3 bench/bench.py
 
-.PHONY: bench-sweep
-
-# The parameter sweep (bench/run-sweep.sh): grid of max_offset x step, the
-# default chosen from it, policies, level 2, task_struct colouring,
-# randomize_kstack_offset, other L1D/L2 geometries and the four function
-# alignment kernels -> docs/results/sweep.md (QUICK=1: make check's smoke run).
 bench-sweep: deps
-	@QUICK=$(QUICK) bash bench/run-sweep.sh
+	@QUICK=$(QUICK) python3 bench/sweep.py

@@ -1,43 +1,46 @@
-# Kernel tree, build and boot targets (included by the top Makefile).
+# Kernel tree, build and boot targets (included by the top Makefile); each
+# is an entry point over harness/ (python3 -m harness, harness/kernel.py).
 #
 #   make tree                 base kernel + kernel-patches/series as commits in build/linux
 #                             (KSRC=/path/to/git/tree for another base, FORCE=1 to discard work)
 #   make export               build/linux's commits since kcolour-base -> kernel-patches/
-#   make kernel               bzImage -> build/kernel/NAME/ (FRAGMENTS="a.config b.config", NAME=)
-#   make menuconfig           menuconfig on build/linux in the same object dir
+#   make kernel               an image of facts.tsv (IMAGE=test, the default) or of
+#                             FRAGMENTS="a.config b.config" -> build/kernel/NAME/
+#   make menuconfig           menuconfig on build/linux in that image's object dir
 #   make initramfs            busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
-#   make kernel-smoke         build qemu-test, boot it under Skylake-Client and EPYC, show cache sysfs
+#   make kernel-smoke         the image without colouring, booted under Skylake-Client and EPYC
 
-# The one test image: every feature built in and selected at boot.
-FRAGMENTS ?= qemu-test.config kcolour.config kcolour-task.config kcolour-test.config
+IMAGE ?= test
+FRAGMENTS ?=
 INITRAMFS_FILES ?=
-export FRAGMENTS
+HARNESS := python3 -m harness
+IMAGE_ARGS = $(if $(FRAGMENTS),$(NAME) --fragments "$(FRAGMENTS)",$(IMAGE))
 
 .PHONY: tree export kernel menuconfig initramfs kernel-smoke
 
 tree:
-	@bash scripts/kernel-tree.sh
+	@$(HARNESS) tree $(if $(filter 1,$(FORCE)),--force)
 
 export:
-	@bash scripts/kernel-export.sh
+	@$(HARNESS) export
 
 kernel:
-	@bash scripts/kernel-build.sh
+	@$(HARNESS) image $(IMAGE_ARGS)
 
 menuconfig:
-	@bash scripts/kernel-menuconfig.sh
+	@$(HARNESS) menuconfig $(IMAGE_ARGS)
 
 initramfs:
-	@bash selftests/mkinitramfs.sh $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
+	@$(HARNESS) initramfs $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
 
 kernel-smoke:
-	@bash selftests/kernel-smoke.sh
+	@python3 selftests/smoke.py
 
 .PHONY: demo
 
-# The main job: see selftests/demo.sh (CPU=model N=tasks APPEND="args").
+# The main job: see selftests/demo.py (CPU=model N=tasks APPEND="args").
 demo: deps
-	@bash selftests/demo.sh
+	@python3 selftests/demo.py
 
 .PHONY: selftests
 
@@ -45,16 +48,16 @@ demo: deps
 # check's cases) or SET=full; CASES=regex picks cases by name.
 SET ?= check
 selftests: deps
-	@bash selftests/run-selftests.sh $(SET)
+	@python3 selftests/matrix.py $(SET)
 
 .PHONY: bisect-check
 
 # Every commit of the series builds on its own (not in make check: minutes a commit).
 bisect-check:
-	@bash scripts/kernel-bisect-check.sh
+	@$(HARNESS) bisect-check
 
 .PHONY: falign-report
 
 # One kernel per function alignment choice, compared (docs/results/falign.md).
 falign-report: deps
-	@bash scripts/falign-report.sh
+	@python3 falign/report.py

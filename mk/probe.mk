@@ -1,4 +1,4 @@
-# kcolour-probe: the userspace decoder and advisor, and the test entry points.
+# kcolour-probe, and the test entry points (harness/suites.py lists the suites).
 
 PROBE := tools-probe/kcolour-probe
 
@@ -11,7 +11,7 @@ probe: deps probe-build
 	@$(PROBE)
 
 check: deps
-	@bash scripts/check.sh
+	@python3 -m harness check
 
 check-full: deps
-	@FULL=1 bash scripts/check.sh
+	@python3 -m harness check --full

@@ -2,19 +2,44 @@
 # The kernel series as a maintainer would take it: every patch in
 # kernel-patches/series applies to the base in order, is clean under
 # checkpatch.pl --strict, carries a Signed-off-by of the project identity,
-# and the decoder it adds is byte for byte the one tools-probe builds.
-# TAP output.
+# the decoder it adds is byte for byte the one tools-probe builds, and its
+# Kconfig defaults are that decoder's header's.  TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-. scripts/kernel-lib.sh
-CP=$KCOLOUR_CACHE/checkpatch
+BUILD=${BUILD:-$PWD/build}
+CP=${KCOLOUR_CACHE:-$HOME/.cache/kcolour}/checkpatch
 SHARED_FILES=(
 	"arch/x86/include/asm/kcolour_geom.h tools-probe/include/asm/kcolour_geom.h"
 	"arch/x86/kernel/cpu/kcolour_geom.c tools-probe/lib/kcolour_geom.c"
 )
-. scripts/tap-lib.sh
+# Kconfig symbol and the kcolour_geom.h macro its default must equal.
+KCONFIG_DEFAULTS=(
+	"KSTACK_COLOUR_STEP KCOLOUR_DEFAULT_STEP"
+	"KSTACK_COLOUR_MAX_OFFSET KCOLOUR_DEFAULT_MAX_OFFSET"
+)
+. harness/tap.sh
 
-mapfile -t patches < <(series_patches)
+# kconfig_attr KCONFIG SYMBOL default|range: the first `default` value of
+# `config SYMBOL`, or the upper bound of its `range`; nothing if it has none.
+# Help text is skipped: it may well start a line with "default".
+kconfig_attr() {
+	awk -v sym="$2" -v attr="$3" '
+		$1 ~ /^(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|comment|source|mainmenu)$/ {
+			in_sym = $1 == "config" && $2 == sym
+			in_help = 0
+			next
+		}
+		!in_sym || in_help { next }
+		$1 == "help" || $1 == "---help---" { in_help = 1; next }
+		$1 == attr { print attr == "range" ? $3 : $2; exit }' "$1" 2>/dev/null
+}
+
+# header_define HEADER NAME: the value of `#define NAME VALUE`.
+header_define() {
+	awk -v name="$2" '$1 == "#define" && $2 == name { print $3; exit }' "$1" 2>/dev/null
+}
+
+mapfile -t patches < <(sed 's/#.*//; /^[[:space:]]*$/d' kernel-patches/series)
 [ ${#patches[@]} -gt 0 ] || { echo "Bail out! kernel-patches/series lists no patch"; exit 1; }
 bash scripts/check-shared-style.sh >/dev/null 2>&1 # unpacks checkpatch into the cache
 
@@ -22,7 +47,8 @@ bash scripts/check-shared-style.sh >/dev/null 2>&1 # unpacks checkpatch into the
 #    from the cached base repository).
 scratch=$BUILD/series-check
 rm -rf "$scratch"
-if BUILD=$scratch FORCE=1 bash scripts/kernel-tree.sh >"$BUILD/series-check.log" 2>&1; then
+mkdir -p "$BUILD"
+if BUILD=$scratch python3 -m harness tree --force >"$BUILD/series-check.log" 2>&1; then
 	tap 0 "the ${#patches[@]} patches apply in order to the base"
 else
 	tail -n 5 "$BUILD/series-check.log" | sed 's/^/# /'
@@ -49,6 +75,27 @@ for pair in "${SHARED_FILES[@]}"; do
 		tap 1 "$1 in the patched tree is $2, byte for byte"
 	fi
 done
+
+# 4. The Kconfig defaults are the decoder's: what a kernel boots with unless
+#    told otherwise is what kcolour-probe assumes.
+kconfig=$scratch/linux/arch/x86/Kconfig
+geom_h=$scratch/linux/arch/x86/include/asm/kcolour_geom.h
+for pair in "${KCONFIG_DEFAULTS[@]}"; do
+	set -- $pair
+	k=$(kconfig_attr "$kconfig" "$1" default)
+	h=$(header_define "$geom_h" "$2")
+	tap "$([ -n "$k" ] && [ "$k" = "$h" ]; echo $?)" \
+		"Kconfig $1 default ${k:-(none)} is kcolour_geom.h $2 ${h:-(none)}"
+done
+k=$(kconfig_attr "$kconfig" KSTACK_COLOUR_MAX_OFFSET range)
+h=$(header_define "$geom_h" KCOLOUR_MAX_OFFSET_LIMIT)
+if [ -z "$k" ] && [ -f "$kconfig" ] && grep -Eq '^\s*config\s+KSTACK_COLOUR_MAX_OFFSET\s*$' "$kconfig"; then
+	tap_skip "Kconfig KSTACK_COLOUR_MAX_OFFSET range upper bound is kcolour_geom.h KCOLOUR_MAX_OFFSET_LIMIT" \
+		"the symbol has no range"
+else
+	tap "$([ -n "$k" ] && [ "$k" = "$h" ]; echo $?)" \
+		"Kconfig KSTACK_COLOUR_MAX_OFFSET range upper bound ${k:-(none)} is kcolour_geom.h KCOLOUR_MAX_OFFSET_LIMIT ${h:-(none)}"
+fi
 rm -rf "$scratch"
 
 tap_end

@@ -15,17 +15,10 @@ if [ ! -x "$CP/scripts/checkpatch.pl" ]; then
 		{ echo "Bail out! cannot unpack checkpatch from $TARBALL"; exit 2; }
 fi
 
-n=0 rc=0
+. harness/tap.sh
 for f in tools-probe/include/asm/kcolour_geom.h tools-probe/lib/kcolour_geom.c; do
-	n=$((n + 1))
 	out=$(cd "$CP" && ./scripts/checkpatch.pl --strict --no-tree --show-types -q -f "$OLDPWD/$f" 2>&1)
-	if [ -z "$out" ]; then
-		echo "ok $n - checkpatch --strict: $f"
-	else
-		echo "not ok $n - checkpatch --strict: $f"
-		echo "$out" | sed 's/^/# /'
-		rc=1
-	fi
+	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+	tap "$([ -z "$out" ]; echo $?)" "checkpatch --strict: $f"
 done
-echo "1..$n"
-exit $rc
+tap_end

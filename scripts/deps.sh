@@ -13,8 +13,8 @@ PACKAGES=(
 	xz-utils ccache cpio gzip perl python3-ply
 	# headers_install (the selftests' uapi headers) copies with rsync
 	rsync
-	# QEMU runs, initramfs
-	qemu-system-x86 busybox-static
+	# QEMU runs, initramfs; GNU parallel, the harness's second job pool
+	qemu-system-x86 busybox-static parallel
 	# the upstream selftests, static (x86's ptrace_syscall needs a 32-bit
 	# capable compiler even in its 64-bit build; clone3 needs libcap)
 	gcc-multilib libc6-dev-i386 libcap-dev

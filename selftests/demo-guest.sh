@@ -1,9 +1,6 @@
-# Guest side of `make demo` (selftests/demo.sh), run as /run.sh.  Prints
-# tagged lines for selftests/demo-report.py:
-#   D <kernel log line>   B <boot line>   K <kernel's decode (debugfs)>
-#   F <sysfs cache index>   P <probe JSON>   T/H/Z from kcolour-demo
+# Guest side of selftests/demo.py, its /run.sh; tagged lines: D (kernel log), K (debugfs
+# params), F (a sysfs cache index), P (the probe's JSON), and T, H, Z from kcolour-demo.
 set -u
-tasks=${kcolour_demo_tasks:-64}
 dbg=/sys/kernel/debug/x86/kstack_colour
 
 dmesg | grep 'kstack_colour:' | sed 's/^/D /'
@@ -14,4 +11,4 @@ for d in /sys/devices/system/cpu/cpu0/cache/index*; do
 	echo "F $(cat "$d/level") $(cat "$d/type") $(cat "$d/size") $(cat "$d/ways_of_associativity") $(cat "$d/coherency_line_size") $(cat "$d/number_of_sets")"
 done
 /bin/kcolour-probe --json --no-sysfs | sed 's/^/P /' || { echo "demo: kcolour-probe failed"; exit 1; }
-/bin/kcolour-demo "$tasks" || { echo "demo: kcolour-demo failed"; exit 1; }
+/bin/kcolour-demo "${kcolour_demo_tasks:-64}" || { echo "demo: kcolour-demo failed"; exit 1; }

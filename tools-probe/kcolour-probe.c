@@ -80,22 +80,44 @@ static unsigned long parse_ulong(const char *opt, const char *s, unsigned long m
 	return v;
 }
 
-static const char usage[] =
-	"usage: kcolour-probe [options]\n"
-	"  --cpuid-file FILE  decode a dump (`cpuid -r` or AIDA64 text) instead of this CPU\n"
-	"  --cpu N            logical-CPU block of the dump (default 0)\n"
-	"  --json             machine-readable output\n"
-	"  --kconfig          print a Kconfig fragment for the recommendation\n"
-	"  --cmdline          print the kstack_colour= boot parameter for it\n"
-	"  --max-offset BYTES stack budget (default 2048, at most 8192)\n"
-	"  --step BYTES       colour step, a multiple of 64 (default 1024: the hot\n"
-	"                     top of a stack)\n"
-	"  --policy P         addr, mod, rr or balanced (default balanced)\n"
-	"  --level L          auto, 1 or 2 (default auto)\n"
-	"  --sysfs-root DIR   cross-check against DIR/devices/system/cpu/cpu0/cache\n"
-	"                     (default /sys for this CPU; no check for a dump)\n"
-	"  --no-sysfs         skip the sysfs cross-check\n"
-	"  --strict           exit 1 when sysfs disagrees\n";
+/* What the probe assumes without options: the kernel's own defaults. */
+static const struct kcolour_params probe_defaults = {
+	.level = 0,			/* auto */
+	.policy = KCOLOUR_POLICY_BALANCED,
+	.step = KCOLOUR_DEFAULT_STEP,
+	.max_offset = KCOLOUR_DEFAULT_MAX_OFFSET,
+};
+
+/* --level as the user writes it: 0 is "auto". */
+static const char *level_name(u8 level)
+{
+	static const char * const names[] = { "auto", "1", "2" };
+
+	return level < 3 ? names[level] : "unknown";
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: kcolour-probe [options]\n"
+		"  --cpuid-file FILE  decode a dump (`cpuid -r` or AIDA64 text) instead of this CPU\n"
+		"  --cpu N            logical-CPU block of the dump (default 0)\n"
+		"  --json             machine-readable output\n"
+		"  --kconfig          print a Kconfig fragment for the recommendation\n"
+		"  --cmdline          print the kstack_colour= boot parameter for it\n"
+		"  --max-offset BYTES stack budget (default %u, at most %u)\n"
+		"  --step BYTES       colour step, a multiple of %u (default %u: the hot\n"
+		"                     top of a stack)\n"
+		"  --policy P         addr, mod, rr or balanced (default %s)\n"
+		"  --level L          auto, 1 or 2 (default %s)\n"
+		"  --sysfs-root DIR   cross-check against DIR/devices/system/cpu/cpu0/cache\n"
+		"                     (default /sys for this CPU; no check for a dump)\n"
+		"  --no-sysfs         skip the sysfs cross-check\n"
+		"  --strict           exit 1 when sysfs disagrees\n",
+		probe_defaults.max_offset, KCOLOUR_MAX_OFFSET_LIMIT, KCOLOUR_MIN_STEP,
+		probe_defaults.step, kcolour_policy_name(probe_defaults.policy),
+		level_name(probe_defaults.level));
+}
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
@@ -120,9 +142,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	int c, no_sysfs = 0, policy;
 	unsigned long v;
 
-	o->req.policy = KCOLOUR_POLICY_BALANCED;
-	o->req.step = KCOLOUR_DEFAULT_STEP;
-	o->req.max_offset = KCOLOUR_DEFAULT_MAX_OFFSET;
+	o->req = probe_defaults;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_FILE: o->cpuid_file = optarg; break;
@@ -152,8 +172,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_SYSFS: o->sysfs_root = optarg; break;
 		case O_NOSYSFS: no_sysfs = 1; break;
 		case O_STRICT: o->strict = 1; break;
-		case O_HELP: fputs(usage, stdout); exit(0);
-		default: fputs(usage, stderr); exit(EXIT_BAD_INPUT);
+		case O_HELP: print_usage(stdout); exit(0);
+		default: print_usage(stderr); exit(EXIT_BAD_INPUT);
 		}
 	}
 	if (optind < argc)
@@ -434,6 +454,18 @@ static void json_sysfs(const struct probe *p)
 	printf("]},\n");
 }
 
+/* The values the probe assumes without options, and the limits on them. */
+static void json_defaults(void)
+{
+	const struct kcolour_params *d = &probe_defaults;
+
+	printf("  \"defaults\": {\"step\": %u, \"max_offset\": %u, \"max_offset_limit\": %u, ",
+	       d->step, d->max_offset, KCOLOUR_MAX_OFFSET_LIMIT);
+	printf("\"min_step\": %u, \"policy\": \"%s\", \"level\": \"%s\", ",
+	       KCOLOUR_MIN_STEP, kcolour_policy_name(d->policy), level_name(d->level));
+	printf("\"fallback_shift\": %u},\n", KCOLOUR_FALLBACK_SHIFT);
+}
+
 static void print_json(const struct probe *p)
 {
 	const struct kcolour_params *r = &p->rec;
@@ -446,6 +478,7 @@ static void print_json(const struct probe *p)
 	json_list_caches("disagreements", p->geom.disagree, p->geom.nr_disagree);
 	json_notes(p);
 	json_sysfs(p);
+	json_defaults();
 	printf("  \"recommendation\": {\"level\": %u, \"shift\": %u, \"colours\": %u, "
 	       "\"step\": %u, \"max_offset\": %u, \"policy\": \"%s\", \"fallback\": %s},\n",
 	       r->level, r->shift, r->colours, r->step, r->max_offset,

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""The tests of bench/perfab.py and bench/perf-ab.sh (make perf-ab-test), as TAP.
+"""The tests of bench/perfab.py, make perf-ab (make perf-ab-test), as TAP.
 
     python3 bench/tests/test-perfab.py
 
 No hardware counters needed: perfab.py is tested on the canned perf stat
 outputs of bench/tests/perf-stat/ and against hand-computed statistics, and
-perf-ab.sh end to end with bench/tests/fake-perf as PERF, a plain file as
+the whole A/B end to end with bench/tests/fake-perf as PERF, a plain file as
 KSTACK_COLOUR_SYSCTL and the fake workloads of bench/tests/fake-wl (one case
 builds and runs the real ones).  Prints one `ok N - ...` / `not ok N - ...`
 line per check, then the plan `1..N`; exit 1 if any failed.
@@ -27,7 +27,6 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 CANNED = os.path.join(HERE, "perf-stat")
 FAKE_PERF = os.path.join(HERE, "fake-perf")
 FAKE_WL = os.path.join(HERE, "fake-wl")
-SCRIPT = os.path.join(TOP, "bench", "perf-ab.sh")
 PERFAB = os.path.join(TOP, "bench", "perfab.py")
 EVENTS = ["cycles", "instructions", "L1-dcache-load-misses", "L1-icache-load-misses",
           "LLC-load-misses"]
@@ -37,25 +36,15 @@ pa = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pa)
 
 
-class Tap:
-    """TAP lines, the plan at the end (like scripts/tap-lib.sh)."""
+sys.path.insert(0, TOP)
+from harness import tap  # noqa: E402
 
-    def __init__(self):
-        self.n = self.failed = 0
+
+class Tap(tap.Tap):
+    """harness/tap.py's writer, with the last 25 lines of a failure's output."""
 
     def ok(self, cond, desc, diag=None):
-        self.n += 1
-        print("%s %d - %s" % ("ok" if cond else "not ok", self.n, desc))
-        if not cond:
-            self.failed += 1
-            for line in str(diag or "").splitlines()[-25:]:
-                print("#   " + line)
-        sys.stdout.flush()
-        return cond
-
-    def skip(self, desc, why):
-        self.n += 1
-        print("ok %d - %s # SKIP %s" % (self.n, desc, why))
+        return self(cond, desc, () if cond else str(diag or "").splitlines()[-25:])
 
     def raises(self, fn, text, desc):
         """fn() raises PerfabError whose message contains text."""
@@ -66,8 +55,7 @@ class Tap:
         return self.ok(False, desc, "no PerfabError")
 
     def end(self):
-        print("1..%d" % self.n)
-        return self.failed == 0
+        return self.plan() == 0
 
 
 def close(a, b, tol=1e-6):
@@ -249,10 +237,10 @@ def test_report_notes(t, tmp):
          "report: results.md and runs.csv (a header and 20 rows)")
 
 
-# ----------------------------------------------------------- perf-ab.sh flow
+# ------------------------------------------------------------- the A/B flow
 
 def run_script(tmp, env=None, sysctl="1", timeout=120):
-    """Run perf-ab.sh with the fakes; (CompletedProcess, sysctl file, work dir)."""
+    """Run the A/B with the fakes; (CompletedProcess, sysctl file, work dir)."""
     path = os.path.join(tmp, "kstack_colour")
     work = os.path.join(tmp, "work")
     state = os.path.join(tmp, "state")
@@ -266,7 +254,8 @@ def run_script(tmp, env=None, sysctl="1", timeout=120):
     for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_WL_SLEEP", "EVENTS", "THRESHOLD"):
         e.pop(k, None)
     e.update(env or {})
-    r = subprocess.run(["bash", SCRIPT], env=e, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([sys.executable, PERFAB], env=e, capture_output=True, text=True,
+                       timeout=timeout)
     return r, path, work
 
 
@@ -412,8 +401,8 @@ def test_signal(t, d):
              PIN_CPU="none", FAKE_WL_SLEEP="1")
     for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_PERF_STATE", "EVENTS"):
         e.pop(k, None)
-    p = subprocess.Popen(["bash", SCRIPT], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
+    p = subprocess.Popen([sys.executable, PERFAB], env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 20
         while read(path) != "0\n" and time.monotonic() < deadline and p.poll() is None:

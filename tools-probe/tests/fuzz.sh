@@ -9,17 +9,18 @@ FIXTURES=${1:?usage: fuzz.sh FIXTURES WORKDIR [SECONDS]}
 WORK=${2:?usage: fuzz.sh FIXTURES WORKDIR [SECONDS]}
 SECONDS_MAX=${3:-60}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+. "$HERE/../harness/tap.sh"
 
 mkdir -p "$WORK/corpus" "$WORK/seeds"
 if ! clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -I"$HERE/include" -I"$HERE" -o "$WORK/fuzz-dump" \
 	"$HERE/tests/fuzz-dump.c" "$HERE/cpuid_dump.c" "$HERE/lib/kcolour_geom.c" 2>"$WORK/build.log"; then
-	cat "$WORK/build.log"
-	echo "not ok 1 - build the libFuzzer target"
-	echo "1..1"
+	sed 's/^/# /' "$WORK/build.log"
+	tap 1 "build the libFuzzer target"
+	tap_end
 	exit 1
 fi
-echo "ok 1 - build the libFuzzer target"
+tap 0 "build the libFuzzer target"
 
 # Seeds: the first 8 KiB of every fixture, CPU byte 0 in front.
 for f in "$FIXTURES"/*.txt "$FIXTURES"/instlatx64/*.txt; do
@@ -28,12 +29,10 @@ done
 
 cd "$WORK" || exit 1
 ./fuzz-dump -runs=0 seeds >replay.log 2>&1
-rc=$?
-echo "$([ $rc -eq 0 ] || echo 'not ')ok 2 - every fixture seed runs clean"
+tap $? "every fixture seed runs clean"
 ./fuzz-dump -max_total_time="$SECONDS_MAX" -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
 	-print_final_stats=1 corpus seeds >fuzz.log 2>&1
 rc=$?
 grep -E "^(Done|stat::)" fuzz.log | sed "s/^/# /"
-echo "$([ $rc -eq 0 ] || echo 'not ')ok 3 - ${SECONDS_MAX}s of fuzzing: no crash, leak or broken invariant"
-echo "1..3"
-[ $rc -eq 0 ]
+tap $rc "${SECONDS_MAX}s of fuzzing: no crash, leak or broken invariant"
+tap_end

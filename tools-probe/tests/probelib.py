@@ -1,28 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers shared by the python checks in this directory (stdlib only).
 
-    Tap        TAP printer: tap(good, text, diag) prints "ok N - text" or
-               "not ok N - text" and a "#   " line per diagnostic;
-               tap.plan() prints "1..N".  tap.n and tap.failed count.
+    Tap        harness/tap.py's TAP printer, re-exported.
     cache_name(level, type)
                "L1D", "L1I", "L2", "L3", "L1T" (trace).
     run_probe(probe, path, *extra_args)
                the "caches" list of `PROBE --cpuid-file PATH --json ARGS`;
                raises ProbeError if the probe does not run, exits non-zero
                or prints JSON without a usable "caches" list.
-    FIXTURES   $FIXTURES, else ../shared/fixtures/cpuid beside the repo root.
+    FIXTURES   facts.tsv's fixtures path ($FIXTURES overrides).
 
 The scripts import this with their own directory put first on sys.path,
 so they run from any directory.
 """
 
 import json
-import os
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(os.environ.get("FIXTURES") or ROOT.parent / "shared/fixtures/cpuid")
+sys.path.insert(0, str(ROOT))
+from harness import facts  # noqa: E402
+from harness.tap import Tap  # noqa: E402,F401
+
+FIXTURES = facts.path("fixtures")
 
 TYPE_SUFFIX = {"data": "D", "instruction": "I", "unified": "", "trace": "T"}
 
@@ -56,22 +58,3 @@ def run_probe(probe, path, *extra_args):
     except (ValueError, KeyError, TypeError) as e:
         raise ProbeError("bad probe JSON: %s" % e) from e
     return caches
-
-
-class Tap:
-    """TAP lines, numbered from 1; the plan goes last (plan())."""
-
-    def __init__(self):
-        self.n = self.failed = 0
-
-    def __call__(self, good, text, diag=()):
-        """One test line, then one "#   " line per diagnostic; returns good."""
-        self.n += 1
-        self.failed += not good
-        print("%sok %d - %s" % ("" if good else "not ", self.n, text))
-        for d in diag:
-            print("#   " + d)
-        return good
-
-    def plan(self):
-        print("1..%d" % self.n)

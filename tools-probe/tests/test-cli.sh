@@ -2,15 +2,15 @@
 # kcolour-probe as a user meets it: the live run, the sysfs cross-check (real
 # and planted), every kind of bad input, and the output modes.  TAP output.
 #
-# usage: test-cli.sh PROBE [FIXTURES]
+# usage: test-cli.sh PROBE FIXTURES   (make check passes facts.tsv's fixtures)
 set -uo pipefail
 
-PROBE=$(realpath "${1:?usage: test-cli.sh PROBE [FIXTURES]}")
+PROBE=$(realpath "${1:?usage: test-cli.sh PROBE FIXTURES}")
 [ -x "$PROBE" ] || { echo "Bail out! $PROBE is not built"; exit 2; }
-FIXTURES=${2:-${FIXTURES:-../shared/fixtures/cpuid}}
+FIXTURES=${2:?usage: test-cli.sh PROBE FIXTURES}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-. "$(dirname "$0")/../../scripts/tap-lib.sh"
+. "$(dirname "$0")/../../harness/tap.sh"
 
 # json FILE EXPR: evaluate a python expression over the parsed JSON as j.
 json() {
@@ -127,6 +127,35 @@ tap "$(json "$TMP/sky3.json" "(j['recommendation']['level'], j['recommendation']
 	grep -qx "(2, 16)"; echo $?)" "--level 2 on Skylake (256K 4-way L2): shift 16"
 "$PROBE" --cpuid-file "$FIXTURES/instlatx64/GenuineIntel00406E3_Skylake_CPUID.txt" --cpu 3 --json >"$TMP/cpu3.json"
 tap $? "--cpu 3 of an AIDA64 dump"
+
+# --- the defaults are the header's ------------------------------------------------
+# Read from kcolour_geom.h, the header the kernel series carries, not typed here.
+HDR=$(dirname "$0")/../include/asm/kcolour_geom.h
+macro() {
+	awk -v name="$1" '$1 == "#define" && $2 == name { print $3; found = 1; exit }
+		END { exit !found }' "$HDR"
+}
+d_step=$(macro KCOLOUR_DEFAULT_STEP) && d_max=$(macro KCOLOUR_DEFAULT_MAX_OFFSET) &&
+	d_limit=$(macro KCOLOUR_MAX_OFFSET_LIMIT) && d_min=$(macro KCOLOUR_MIN_STEP) &&
+	d_shift=$(macro KCOLOUR_FALLBACK_SHIFT)
+tap $? "kcolour_geom.h defines the defaults: step $d_step, max offset $d_max (at most $d_limit), min step $d_min, fallback shift $d_shift"
+tap "$(json "$TMP/sky.json" "tuple(j['defaults'][k] for k in ('step','max_offset','max_offset_limit','min_step','fallback_shift'))" |
+	grep -qx "($d_step, $d_max, $d_limit, $d_min, $d_shift)"; echo $?)" \
+	"--json defaults block is the header's: $(json "$TMP/sky.json" "j.get('defaults')")"
+d_policy=$(json "$TMP/sky.json" "j['defaults']['policy']")
+tap "$(json "$TMP/sky.json" "(j['defaults']['level'], j['recommendation']['policy'], j['recommendation']['step'], j['recommendation']['max_offset'])" |
+	grep -qx "('auto', '$d_policy', $d_step, $d_max)"; echo $?)" \
+	"--json defaults are what a run without options uses: level auto, policy $d_policy, step $d_step, max offset $d_max"
+"$PROBE" --help >"$TMP/help.txt"
+tap "$([ $? -eq 0 ] &&
+	grep -q "^  --max-offset BYTES stack budget (default $d_max, at most $d_limit)\$" "$TMP/help.txt" &&
+	grep -q "^  --step BYTES       colour step, a multiple of $d_min (default $d_step: the hot\$" "$TMP/help.txt" &&
+	grep -q "^  --policy P         addr, mod, rr or balanced (default $d_policy)\$" "$TMP/help.txt" &&
+	grep -q "^  --level L          auto, 1 or 2 (default auto)\$" "$TMP/help.txt"; echo $?)" \
+	"--help shows the header's defaults: max offset $d_max, at most $d_limit, step $d_step, a multiple of $d_min"
+"$PROBE" --no-such-option >"$TMP/out" 2>"$TMP/err"
+tap "$([ $? -eq 2 ] && [ ! -s "$TMP/out" ] && sed -n '/^usage: kcolour-probe/,$p' "$TMP/err" | cmp -s - "$TMP/help.txt"; echo $?)" \
+	"an unknown option: exit 2, the --help text on stderr"
 
 # --- bad input ---------------------------------------------------------------------
 bad "missing file" --cpuid-file "$TMP/does-not-exist"

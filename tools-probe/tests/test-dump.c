@@ -6,10 +6,8 @@
  *      tools-probe/tests/test-dump.c tools-probe/cpuid_dump.c -o test-dump
  *   FIXTURES=/path/to/fixtures/cpuid ./test-dump
  *
- * FIXTURES defaults to ../shared/fixtures/cpuid seen from the repository
- * root (found from the current directory: the root, tools-probe/ or
- * tools-probe/tests/).  Every *.txt dump there and in instlatx64/ must load
- * for CPU 0.
+ * FIXTURES is required (make check passes facts.tsv's fixtures path).
+ * Every *.txt dump there and in instlatx64/ must load for CPU 0.
  */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -26,26 +24,10 @@
 #include <unistd.h>
 
 #include "cpuid_dump.h"
+#include "../../harness/tap.h"
 
-static unsigned int tests, failed;
 static struct cpuid_dump dump, dump2;	/* 24 KiB each: not on the stack */
 static char err[512];
-
-static bool ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %u - ", cond ? "" : "not ", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failed += !cond;
-	return cond;
-}
 
 static int parse(const char *text, unsigned int cpu, struct cpuid_dump *d)
 {
@@ -389,21 +371,12 @@ static void test_load(void)
 
 static const char *fixture_dir(void)
 {
-	static const char *const guess[] = {
-		"../shared/fixtures/cpuid",		/* repo root */
-		"../../shared/fixtures/cpuid",		/* tools-probe/ */
-		"../../../shared/fixtures/cpuid",	/* tools-probe/tests/ */
-	};
 	const char *env = getenv("FIXTURES");
-	struct stat st;
-	size_t i;
 
 	if (env && *env)
 		return env;
-	for (i = 0; i < sizeof(guess) / sizeof(*guess); i++)
-		if (!stat(guess[i], &st) && S_ISDIR(st.st_mode))
-			return guess[i];
-	return guess[0];
+	fprintf(stderr, "test-dump: set FIXTURES to the fixture dir (facts.tsv's fixtures path)\n");
+	exit(2);
 }
 
 #define MAX_FILES 512
@@ -512,8 +485,7 @@ int main(void)
 	test_bounds();
 	test_load();
 	test_fixtures();
-	printf("1..%u\n", tests);
-	if (failed)
-		printf("# %u of %u tests failed\n", failed, tests);
-	return failed ? 1 : 0;
+	if (failures)
+		printf("# %d of %d tests failed\n", failures, tests);
+	return tap_end();
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include <asm/kcolour_geom.h>
-#include "tap.h"
+#include "../../harness/tap.h"
 
 /* Leaf 0 vendor strings as EBX, ECX, EDX. */
 #define INTEL	0x756e6547, 0x6c65746e, 0x49656e69

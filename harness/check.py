@@ -1,0 +1,86 @@
+"""make check's suite runner: every suite a command whose TAP (stdout) goes
+to build/test-logs/NAME.tap and whose stderr to NAME.err; its progress
+lines there ("[step] ...") show as they come.  A suite
+that exits non-zero without a failed test, or that runs no test, counts as
+one failure of its own, so nothing fails silently.  The closing line is
+"N passed, N failed, N skipped"; a skip is a check whose environment
+cannot run it, never a pass."""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from . import facts, tap
+
+PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
+LOGDIR = Path(os.environ.get("LOGDIR") or facts.ROOT / "build/test-logs")
+
+
+def run_suite(name, cmd, env=None):
+    """(passed, failed, skipped, seconds) of one suite."""
+    LOGDIR.mkdir(parents=True, exist_ok=True)
+    log = LOGDIR / (name + ".tap")
+    start = time.time()
+    what = " ".join(os.path.basename(c) if c == sys.executable else c for c in cmd)
+    print("== %s: %s" % (name, what if len(what) < 100 else what[:96] + " ..."), flush=True)
+    with open(log, "w") as out:
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True, cwd=facts.ROOT,
+                             env=dict(os.environ, **(env or {})), stdin=subprocess.DEVNULL)
+        err_lines = []
+
+        def relay():
+            with open(LOGDIR / (name + ".err"), "w") as err:
+                for line in p.stderr:
+                    err_lines.append(line)
+                    err.write(line)
+                    if PROGRESS.match(line):
+                        sys.stdout.write("   " + line)
+                        sys.stdout.flush()
+        t = threading.Thread(target=relay)
+        t.start()
+        rc = p.wait()
+        t.join()
+    text = log.read_text(errors="replace").splitlines()
+    results = tap.parse(text)
+    passed, failed, skipped = tap.counts(results)
+    extra = []
+    if rc and not failed:
+        extra.append("not ok - %s exited with status %d" % (name, rc))
+    if not rc and not passed and not failed:
+        extra.append("not ok - %s ran no test" % name)
+    if extra:
+        failed += len(extra)
+        with open(log, "a") as out:
+            out.write("\n".join(extra) + "\n")
+        if err_lines:
+            with open(log, "a") as out:
+                out.write("".join("# stderr: " + l for l in err_lines[-20:]))
+    stripped = [l.lstrip() for l in text + extra]
+    shown = [l for l in stripped if l.startswith("not ok") or
+             (l.startswith("# ") and not l.startswith(("# ok", "# Subtest:")))] + \
+        ["skip: " + r.text + " # " + r.reason for r in results if r.skip]
+    for l in shown[:40]:
+        print(l)
+    secs = time.time() - start
+    print("   %s: %d passed, %d failed, %d skipped (%ds, log %s)"
+          % (name, passed, failed, skipped, secs, os.path.relpath(log, facts.ROOT)), flush=True)
+    return passed, failed, skipped, secs
+
+
+def main(suites):
+    """Run (name, cmd[, env]) suites; print the table and the closing line."""
+    rows, total = [], [0, 0, 0]
+    for s in suites:
+        p, f, k, secs = run_suite(*s)
+        rows.append("%-22s %5d %5d %5d %6ds" % (s[0], p, f, k, secs))
+        total = [total[0] + p, total[1] + f, total[2] + k]
+    print()
+    print("%-22s %5s %5s %5s %7s" % ("suite", "pass", "fail", "skip", "time"))
+    print("\n".join(rows))
+    print()
+    print("%d passed, %d failed, %d skipped" % tuple(total))
+    return 1 if total[1] else 0

@@ -1,0 +1,51 @@
+"""facts.tsv, the project's one data file: KIND NAME VALUE... a line."""
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FACTS = ROOT / "facts.tsv"
+
+
+def rows(kind):
+    """The fields after KIND of every line of that kind, in file order."""
+    out = []
+    with open(FACTS) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == kind and not line.startswith("#"):
+                out.append(fields[1:])
+    return out
+
+
+def table(kind):
+    """{NAME: [VALUE...]} of one kind."""
+    return {r[0]: r[1:] for r in rows(kind)}
+
+
+def path(name):
+    """A path fact, absolute; $FIXTURES overrides the fixtures, and a path
+    that starts with "fixtures/" is inside them."""
+    if name == "fixtures" and os.environ.get("FIXTURES"):
+        return Path(os.environ["FIXTURES"])
+    value = table("path")[name][0]
+    if value.startswith("fixtures/"):
+        return path("fixtures") / value[len("fixtures/"):]
+    return (ROOT / value).resolve()
+
+
+def image_spec(name):
+    """(tree, [fragment names]) of a named image; KeyError if unknown."""
+    tree, frags = table("image")[name]
+    return tree, frags.split()
+
+
+def models():
+    """{model: {source, l1d, l2, sysfs}} of the QEMU models tested."""
+    return {m: dict(source=s, l1d=d, l2=l2, sysfs=y == "yes")
+            for m, s, d, l2, y in rows("model")}
+
+
+def workloads(wset):
+    """The guest commands of a workload set, in order."""
+    return [cmd for s, cmd in rows("workload") if s == wset]

@@ -1,0 +1,206 @@
+"""QEMU boots and the pool that runs them (kunit_kernel.py's run, with
+qemu_configs/ as the models of facts.tsv).
+
+    Boot(name, image, initramfs, out, ...)   one boot; .job() is its shell line
+    run(boots, jobs)                         every boot, `jobs` at a time, by the
+                                             built-in pool or GNU parallel
+                                             (KCOLOUR_POOL=parallel), from the
+                                             same job list; -> [Result]
+
+A job is one line of shell that runs harness/qemu-run.sh (the leaf tool that
+knows QEMU's options) and leaves, beside the console log OUT/NAME.log, its
+exit status in NAME.rc, its seconds in NAME.secs and QEMU's own messages in
+NAME.err, so both engines give the same files.  With KCOLOUR_POOL=parallel and PARALLEL_ARGS=
+"--sshloginfile FILE" the jobs run on several machines (docs/harness.md).
+"""
+
+import gzip
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .facts import ROOT
+
+QEMU_RUN = ROOT / "harness/qemu-run.sh"
+
+
+def safe(name):
+    return re.sub(r"[^A-Za-z0-9_.+=-]", "_", name)
+
+
+class Boot:
+    """One QEMU run of IMAGE (a kernel.Image or a bzImage path)."""
+
+    def __init__(self, name, image, initramfs, out, model="Skylake-Client", smp=1, mem="512M",
+                 timeout=600, args=(), plugin=None, deterministic=False):
+        self.name, self.image, self.initramfs, self.out = name, image, initramfs, Path(out)
+        self.model, self.smp, self.mem, self.timeout = model, smp, mem, timeout
+        self.args, self.plugin, self.deterministic = list(args), plugin, deterministic
+        self.file = self.out / safe(name)
+
+    def env(self):
+        env = {"CPU": self.model, "SMP": str(self.smp), "MEM": self.mem,
+               "TIMEOUT": str(self.timeout)}
+        if self.deterministic:
+            env["DETERMINISTIC"] = "1"
+        if self.plugin:
+            env["QEMU_ARGS"] = "-plugin " + self.plugin
+        return env
+
+    def command(self):
+        """The qemu-run.sh command line, for people (paths from the top)."""
+        return " ".join(["%s=%s" % (k, shlex.quote(v)) for k, v in self.env().items()] +
+                        [shlex.quote(str(a)) for a in
+                         [QEMU_RUN, str(self.image), self.initramfs, str(self.file) + ".log"] +
+                         self.args]).replace(str(ROOT) + "/", "")
+
+    def job(self):
+        """One line of shell: the boot, its status and a progress line."""
+        f = shlex.quote(str(self.file))
+        return ("start=$(date +%%s); env %s bash %s %s %s %s.log %s >%s.out 2>%s.err; rc=$?; "
+                "secs=$(($(date +%%s) - start)); echo $secs >%s.secs; echo $rc >%s.rc; "
+                "echo \"[boot] %s: exit $rc (${secs}s)\" >&2"
+                % (" ".join("%s=%s" % (k, shlex.quote(v)) for k, v in self.env().items()),
+                   shlex.quote(str(QEMU_RUN)), shlex.quote(str(self.image)),
+                   shlex.quote(str(self.initramfs)), f,
+                   " ".join(shlex.quote(str(a)) for a in self.args), f, f, f, f,
+                   self.name.replace('"', "'")))
+
+    def result(self):
+        return Result(self)
+
+
+class Result:
+    """What a boot left: its qemu-run.sh status (0 ok, 1 the guest failed or
+    the kernel reported a BUG, 2 no end marker) and its console."""
+
+    def __init__(self, boot):
+        self.boot = boot
+        rc = Path(str(boot.file) + ".rc")
+        self.status = int(rc.read_text()) if rc.exists() else -1
+        log = Path(str(boot.file) + ".log")
+        self.console = log.read_text(errors="replace") if log.exists() else ""
+        err = Path(str(boot.file) + ".err")
+        self.errors = err.read_text(errors="replace") if err.exists() else ""
+        secs = Path(str(boot.file) + ".secs")
+        self.seconds = int(secs.read_text()) if secs.exists() else None
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+
+def joblist(boots):
+    return "".join(b.job() + "\n" for b in boots)
+
+
+def run(boots, jobs=None, engine=None):
+    """Run every boot, `jobs` at a time; the results in the order given."""
+    jobs = int(jobs or os.environ.get("JOBS") or 2)
+    engine = engine or os.environ.get("KCOLOUR_POOL") or "builtin"
+    if not boots:
+        return []
+    for b in boots:
+        b.out.mkdir(parents=True, exist_ok=True)
+        for ext in (".rc", ".log", ".err", ".out", ".secs"):
+            Path(str(b.file) + ext).unlink(missing_ok=True)
+    listing = boots[0].out / ("jobs-%s.txt" % safe(boots[0].name))
+    listing.write_text(joblist(boots))
+    if engine == "parallel":
+        cmd = ["parallel", "--jobs", str(jobs), "--line-buffer"] + \
+            shlex.split(os.environ.get("PARALLEL_ARGS", "")) + ["--arg-file", str(listing)]
+        subprocess.run(cmd, stdin=subprocess.DEVNULL)
+    elif engine == "builtin":
+        with ThreadPoolExecutor(jobs) as pool:
+            list(pool.map(lambda b: subprocess.run(["bash", "-c", b.job()],
+                                                   stdin=subprocess.DEVNULL), boots))
+    else:
+        raise ValueError("KCOLOUR_POOL=%s: want builtin or parallel" % engine)
+    return [b.result() for b in boots]
+
+
+# /init of every initramfs: mount the usual file systems, run /run.sh (or a
+# shell), print the end marker qemu-run.sh waits for, power off (reboot -f
+# ends QEMU under -no-reboot where the kernel has no ACPI).
+INIT = """#!/bin/sh
+# kcolour initramfs /init (harness/qemu.py)
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+if [ -f /run.sh ]; then
+	sh /run.sh
+	rc=$?
+else
+	echo "no /run.sh: interactive shell; 'exit' powers off"
+	setsid cttyhack sh
+	rc=$?
+fi
+echo "KCOLOUR-INIT-DONE rc=$rc"
+sync
+if [ -d /sys/firmware/acpi ]; then poweroff -f; fi
+reboot -f
+"""
+
+
+def newc(name, mode, rdev=(0, 0)):
+    """One newc cpio header without data, padded to 4 bytes."""
+    head = "070701" + "".join("%08X" % v for v in (0, mode, 0, 0, 1, 0, 0, 0, 0, rdev[0], rdev[1],
+                                                   len(name) + 1, 0)) + name + "\0"
+    return (head + "\0" * (-len(head) % 4)).encode()
+
+
+def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
+    """A gzip'd newc initramfs: Debian's static busybox and its applets, /init,
+    and each (SRC, DEST) file or directory.  No root needed: owner 0:0, and
+    /dev/console (needed before devtmpfs) is a header of its own.  The same
+    inputs give the same bytes: fixed times, sorted names."""
+    if not os.access(busybox, os.X_OK) or \
+            subprocess.run(["ldd", busybox], capture_output=True).returncode == 0:
+        raise RuntimeError("%s is missing or not static (apt-get install busybox-static)" % busybox)
+    with tempfile.TemporaryDirectory() as tmp:
+        stage = Path(tmp)
+        for d in "bin sbin usr/bin usr/sbin dev proc sys tmp root etc".split():
+            (stage / d).mkdir(parents=True)
+        shutil.copy(busybox, stage / "bin/busybox")
+        applets = subprocess.run([busybox, "--list-full"], capture_output=True, text=True).stdout
+        for applet in applets.split():
+            if not (stage / applet).exists():
+                (stage / applet).symlink_to("/bin/busybox")
+        (stage / "init").write_text(INIT)
+        (stage / "init").chmod(0o755)
+        for src, dest in files:
+            dest = stage / str(dest).lstrip("/")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if Path(src).is_dir():
+                shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+            elif Path(src).exists():
+                shutil.copy2(src, dest)
+            else:
+                raise RuntimeError("initramfs: %s does not exist" % src)
+        names = sorted(str(p.relative_to(stage)) for p in stage.rglob("*"))
+        for n in names:
+            os.utime(stage / n, (0, 0), follow_symlinks=False)
+        cpio = subprocess.run(["cpio", "--quiet", "-o", "-H", "newc", "--owner", "0:0",
+                               "--reproducible"], input="".join(n + "\n" for n in names).encode(),
+                              cwd=stage, capture_output=True, check=True).stdout
+    data = cpio + newc("dev/console", 0o020600, (5, 1)) + newc("TRAILER!!!", 0)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_bytes(gzip.compress(data, 9, mtime=0))
+    return Path(out)
+
+
+def say(prog, msg, start=None):
+    print("[%s] %s%s" % (prog, msg, "" if start is None else " (%ds)" % (time.time() - start)),
+          file=sys.stderr, flush=True)

@@ -1,0 +1,70 @@
+"""make check's suites, in order (make check-full: full=True, the heavy
+variants: 600 s of fuzzing and every case of the selftest matrix).
+
+Kernel images are cached outside the clone (harness/kernel.py), so a second
+run only boots.
+"""
+
+import os
+import sys
+
+from . import check, facts
+
+T = "tools-probe/tests"
+CFLAGS = ("-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-missing-field-initializers "
+          "-Itools-probe/include -Itools-probe")
+PY = sys.executable
+
+
+def single(what, cmd):
+    """One TAP line for a command's exit status."""
+    return ["sh", "-c", '%s && echo "ok 1 - %s" || echo "not ok 1 - %s"; echo 1..1'
+            % (cmd, what, what)]
+
+
+def suites(full):
+    fixtures = str(facts.path("fixtures"))
+    fuzz = os.environ.get("FUZZ_SECONDS") or ("600" if full else "60")
+    build = ("make -s -C tools-probe && cc %s -o %s/test-geom %s/test-geom.c "
+             "tools-probe/lib/kcolour_geom.c && cc %s -o %s/test-dump %s/test-dump.c "
+             "tools-probe/cpuid_dump.c" % (CFLAGS, T, T, CFLAGS, T, T))
+    return [
+        ("build", single("probe and unit tests build with -Werror", build)),
+        ("geom-unit", [T + "/test-geom"]),
+        ("dump-unit", [T + "/test-dump"], {"FIXTURES": fixtures}),
+        ("probe-cli", ["bash", T + "/test-cli.sh", "tools-probe/kcolour-probe", fixtures]),
+        ("fixtures", [PY, T + "/check-fixtures.py", "tools-probe/kcolour-probe"]),
+        ("cpuid-tool", [PY, T + "/check-cpuid-tool.py", "tools-probe/kcolour-probe"]),
+        ("leaf2-table", [PY, T + "/check-leaf2-table.py", "tools-probe/kcolour-probe"]),
+        ("shared-style", ["bash", "scripts/check-shared-style.sh"]),
+        ("fuzz", ["bash", T + "/fuzz.sh", fixtures, "build/fuzz", fuzz]),
+        ("harness-unit", [PY, "harness/tests/test-harness.py"]),
+        ("falign-report", single("falign-report builds with -Werror", "make -s -C falign")),
+        ("falign-unit", ["bash", "falign/test-falign.sh", "falign/falign-report"]),
+        ("cachesim-unit", ["make", "-s", "-C", "bench/cachesim", "check",
+                           "OUT=%s/build/cachesim" % facts.ROOT]),
+        # The kernel series: applies, checkpatch, the shared decoder; the
+        # image without colouring boots; the test image builds, and builds
+        # again to the same bytes; make demo on every model; the matrix.
+        ("series", ["bash", "scripts/check-series.sh"]),
+        ("falign-check", [PY, "falign/check.py"]),
+        ("kernel-off", [PY, "selftests/smoke.py"]),
+        ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
+        ("demo-matrix", [PY, "selftests/check-demo.py"]),
+        ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
+        # The cache simulator bench and the sweep, reduced (make bench and
+        # make bench-sweep run them whole); perf-ab's parsing and statistics
+        # on canned perf stat output, and its run here (no counters on a VM).
+        ("bench-quick", [PY, "bench/bench.py"], {"QUICK": "1"}),
+        ("bench-sweep-quick", [PY, "bench/sweep.py"], {"QUICK": "1"}),
+        ("perf-ab-unit", [PY, "bench/tests/test-perfab.py"]),
+        ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
+    ]
+
+
+def main(full):
+    if not facts.path("fixtures").is_dir():
+        print("error: no fixtures at %s (../shared beside the clone?)" % facts.path("fixtures"),
+              file=sys.stderr)
+        return 2
+    return check.main(suites(full))

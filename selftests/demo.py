@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""make demo: the test image under QEMU TCG (-smp 2) on CPU: the kernel's boot line,
+its cache geometry beside the probe's in the guest, the guest's sysfs and facts.tsv's
+model, and the colours of N forked tasks; every comparison a TAP line too.
+
+usage: [CPU=Skylake-Client] [N=64] [APPEND="kernel args"] [TIMEOUT=180] selftests/demo.py
+"""
+import functools
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from harness import facts, kernel, qemu  # noqa: E402
+from harness.tap import Tap, parse  # noqa: E402
+
+OUT = kernel.BUILD / "demo"
+FIELDS = ("size", "ways", "line", "sets")
+
+
+def guest_tools(bindir, demo=True, log=None):
+    """Static kcolour-probe (and kcolour-demo) in bindir, for an initramfs."""
+    bindir.mkdir(parents=True, exist_ok=True)
+    cmds = [["make", "-s", "-C", str(ROOT / "tools-probe"), "OUT=%s" % bindir,
+             "%s/kcolour-probe" % bindir]]
+    if demo:
+        cmds.append(["cc", "-O2", "-g", "-Wall", "-Wextra", "-Werror", "-static", "-o",
+                     str(bindir / "kcolour-demo"), str(ROOT / "selftests/kcolour-demo.c")])
+    for c in cmds:
+        if subprocess.run(c, stdout=log or sys.stderr, stderr=subprocess.STDOUT).returncode:
+            raise RuntimeError("building the guest %s failed%s"
+                               % (Path(c[-1]).stem, " (see %s)" % log.name if log else ""))
+
+
+def prepare():
+    """(the test Image, the demo's initramfs); raises kernel.Error or RuntimeError."""
+    image = kernel.image("test")
+    qemu.say("demo", "kernel: the test image, %s" % image.how)
+    qemu.say("demo", "guest tools: static kcolour-probe and kcolour-demo")
+    guest_tools(OUT / "bin")
+    return image, qemu.initramfs(OUT / "initramfs.cpio.gz", [
+        (OUT / "bin", "/bin"), (ROOT / "selftests/demo-guest.sh", "/run.sh")])
+
+
+def caches(rec):
+    """The kernel's and sysfs' {(level, type): geometry}, and the kernel's parameters."""
+    kern, sysfs = {}, {}
+    for f in (dict(kv.split("=") for kv in x[7:].split()) for x in rec["K"]
+              if x.startswith("cache: ")):
+        kern[(int(f["level"]), f["type"])] = dict({k: int(f[k]) for k in FIELDS},
+                                                  source=f["source"])
+    params = dict(x.split(": ", 1) for x in rec["K"] if ": " in x and not x.startswith("cache"))
+    for level, ctype, size, ways, line, sets in map(str.split, rec["F"]):
+        sysfs[(int(level), ctype.lower())] = dict(zip(FIELDS, (int(size.rstrip("K")) * 1024,
+                                                               int(ways), int(line), int(sets))))
+    return kern, params, sysfs
+
+
+def shape(c):
+    return "%dK %d-way %dB %d sets" % (c["size"] // 1024, c["ways"], c["line"], c["sets"]) \
+        if c else "-"
+
+
+def true_shape(spec):
+    return spec if spec in ("-", "?") else "%s %s-way %sB" % tuple(spec.split("/"))
+
+
+def report(console, model, tasks, tap, out=sys.stdout):
+    """A demo console's report on out and its checks on tap; True if all passed."""
+    say = functools.partial(print, file=out)
+    t = facts.models()[model]
+    rec = {tag: [] for tag in "DKFPTHZ"}
+    for tag, _, rest in (line.partition(" ") for line in console.splitlines()):
+        if tag in rec and rest:
+            rec[tag].append(rest)
+    boot_lines = [d for d in rec["D"] if re.match(r"kstack_colour: (L\d|no usable)", d)]
+    say("boot line:  %s" % (boot_lines[-1] if boot_lines else "(none)"))
+    say("".join("            %s\n" % d for d in rec["D"] if d not in boot_lines), end="")
+    if not tap(bool(boot_lines), "the kernel printed its kstack_colour line"):
+        return False
+    kern, params, sysfs = caches(rec)
+    try:
+        # raw_decode stops at the end of the JSON: a kernel message the console
+        # printed right after its last "}", before the newline, is not part of it.
+        probe = {(c["level"], c["type"]): {k: c[k] for k in FIELDS + ("source",)} for c in
+                 json.JSONDecoder().raw_decode("\n".join(rec["P"]))[0]["caches"]
+                 if c["type"] != "trace"}
+    except (ValueError, KeyError) as e:
+        return tap(False, "the probe ran in the guest (%s)" % e)
+
+    truth = {(1, "data"): t["l1d"], (2, "unified"): t["l2"]}
+    rows = [("cache", "kernel (CPUID source)", "probe (guest)", "sysfs (guest)", "QEMU model")]
+    for key in sorted(set(kern) | set(probe) | set(sysfs)):
+        src = " (%s)" % kern[key]["source"] if key in kern else ""
+        rows.append(("L%d %s" % key, shape(kern.get(key)) + src, shape(probe.get(key)),
+                     shape(sysfs.get(key)), true_shape(truth.get(key, "?"))))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    say()
+    for r in rows:
+        say("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    say("parameters: level %s, shift %s, %s colours x %s B, max %s B, policy %s (%s)%s\n" % (
+        *map(params.get, ("level", "shift", "colours", "step", "max_offset", "policy", "origin")),
+        ", safe default" if params.get("fallback") == "1" else ""))
+
+    for key, spec in truth.items():
+        got = kern.get(key)
+        if spec == "-":
+            tap(got is None, "L%d %s: none, as QEMU's model has none" % key)
+        elif spec != "?":
+            size, ways, line = (int(x.rstrip("K")) for x in spec.split("/"))
+            tap(bool(got) and (got["size"], got["ways"], got["line"]) == (size * 1024, ways, line),
+                "kernel L%d %s = QEMU's %s: %s" % (key + (true_shape(spec), shape(got))))
+    l1d = kern.get((1, "data"), {}).get("source", "none")
+    tap(l1d == t["source"], "kernel's L1D source is %s (%s)" % (t["source"], l1d))
+    if t["source"] == "none":
+        tap(params.get("fallback") == "1" and params.get("shift") == "12",
+            "no cache information: safe default shift 12, said so")
+    tap(probe == kern,  # the same caches, each of the same geometry and CPUID source
+        "the probe in the guest decodes exactly what the kernel decoded (%d caches)" % len(kern))
+    if t["sysfs"]:
+        bad = [k for k in sysfs if any(sysfs[k][f] != kern.get(k, {}).get(f) for f in FIELDS)]
+        tap(sysfs and not bad, "guest sysfs equals the kernel's decode (%d caches%s)"
+            % (len(sysfs), "; differ: " + ", ".join("L%d %s" % k for k in bad) if bad else ""))
+    else:
+        tap(not sysfs, "guest sysfs has no cache directory, as Linux gives none for this model")
+
+    hist = [tuple(map(int, h.split())) for h in rec["H"]]
+    summary = dict(kv.split("=") for kv in rec["Z"][-1].split()) if rec["Z"] else {}
+    if hist:
+        top = max(c for _, c in hist) or 1
+        say("colours of the demo's %d tasks (policy %s):" % (tasks, params.get("policy")))
+        for colour, count in hist:
+            say("  colour %4d  %-40s %d" % (colour, "#" * (40 * count // top), count))
+        say()
+    tap(summary.get("seen") == str(tasks), "the debugfs listing shows all %d demo tasks (%s)"
+        % (tasks, summary.get("seen", "none")))
+    if params.get("enabled") == "0":
+        tap(all(r.split()[1:3] == ["-1", "0"] for r in rec["T"]),
+            "colouring off: every demo task has colour -1 and offset 0")
+    offsets_ok = all(int(r.split()[2]) == max(int(r.split()[1]), 0) * int(params.get("step", 0))
+                     and int(r.split()[2]) <= int(params.get("max_offset", 0)) for r in rec["T"])
+    tap(bool(rec["T"]) and offsets_ok, "every task's offset is colour x step, within max_offset")
+    if params.get("policy") == "balanced" and summary:
+        spread = int(summary["max"]) - int(summary["min"])
+        tap(spread <= 1, "balanced: max - min = %d over %s colours" % (spread, summary["colours"]))
+    return not tap.failed
+
+
+def run(prep, cpu, tasks, append=""):
+    """One demo boot, prep from prepare(): (qemu.Result, all passed, the report's lines
+    with their TAP, unplanned).  tsc=reliable: under a loaded TCG host the clocksource
+    watchdog would print its warning into the middle of the demo's records."""
+    b = qemu.Boot(cpu, *prep, OUT, model=cpu, smp=2, timeout=int(os.environ.get("TIMEOUT") or 180),
+                  args=["tsc=reliable", "kcolour_demo_tasks=%d" % tasks] + append.split())
+    qemu.say("demo", "boot: -cpu %s -smp 2, %d tasks%s (console: %s.log)"
+             % (cpu, tasks, ", " + append if append else "", b.file))
+    r = qemu.run([b], 1)[0]
+    out = io.StringIO()
+    t = Tap(out)
+    try:
+        ok = r.ok and report(r.console, cpu, tasks, t, out)
+    except (ValueError, KeyError, IndexError) as e:  # a kernel message inside a record
+        ok = t(False, "the demo's records in the console can be read (%s)" % e)
+    return r, ok, out.getvalue().splitlines()
+
+
+def main():
+    cpu, n = os.environ.get("CPU") or "Skylake-Client", os.environ.get("N") or "64"
+    if not re.fullmatch(r"[0-9]+", n) or not 1 <= int(n) <= 4096:
+        sys.exit("error: demo: N=%s: want a task count from 1 to 4096" % n)
+    if cpu not in facts.models():
+        sys.exit("error: demo: CPU=%s is not a model of facts.tsv (%s)"
+                 % (cpu, ", ".join(facts.models())))
+    try:
+        r, ok, lines = run(prepare(), cpu, int(n), os.environ.get("APPEND", ""))
+    except (kernel.Error, RuntimeError) as e:
+        sys.exit("error: demo: %s" % e)
+    if not r.ok:
+        sys.stderr.write(r.errors)
+        sys.exit("error: demo: the QEMU boot failed (see %s.log)" % r.boot.file)
+    print("\n" + "\n".join(lines) + "\n1..%d" % len(parse(lines)))
+    if not ok:
+        sys.exit("error: demo: the guest disagrees with what was expected (above)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""make kernel-smoke (make check's kernel-off): facts.tsv's image "off" (colouring not
+built) booted under each of SMOKE_CPUS; prints `uname -r` and cpu0's caches from sysfs,
+and a TAP line a model: it boots and shows them.  Logs in build/smoke/.
+
+usage: [SMOKE_CPUS="Skylake-Client EPYC"] selftests/smoke.py
+"""
+import os
+import sys
+
+import demo  # noqa: F401 (it puts the top on sys.path)
+from harness import kernel, qemu, tap
+
+OUT = kernel.BUILD / "smoke"
+RUN_SH = r"""echo "smoke: uname -r: $(uname -r)"
+echo "smoke: cpus online: $(cat /sys/devices/system/cpu/online)"
+for d in /sys/devices/system/cpu/cpu0/cache/index*; do
+	[ -d "$d" ] && echo "smoke: ${d##*/}:" $(for f in level type size ways_of_associativity \
+		coherency_line_size number_of_sets; do echo "$f=$(cat "$d/$f" 2>/dev/null || echo '?')"; done)
+done
+"""
+
+
+def main():
+    cpus = (os.environ.get("SMOKE_CPUS") or "Skylake-Client EPYC").split()
+    try:
+        image = kernel.image("off")
+        OUT.mkdir(parents=True, exist_ok=True)
+        (OUT / "run.sh").write_text(RUN_SH)
+        initramfs = qemu.initramfs(OUT / "initramfs.cpio.gz", [(OUT / "run.sh", "/run.sh")])
+    except (kernel.Error, RuntimeError) as e:
+        print("Bail out! %s" % e)
+        return 1
+    t, failed = tap.Tap(), []
+    for r in qemu.run([qemu.Boot(cpu.split(",")[0], image, initramfs, OUT, model=cpu, smp=2,
+                                 timeout=180) for cpu in cpus]):
+        print("=== kernel-smoke: -cpu %s" % r.boot.model)
+        lines = [x[len("smoke: "):] for x in r.console.splitlines() if x.startswith("smoke: ")]
+        print("".join("  %s\n" % x for x in lines), end="")
+        caches = sum(x.startswith("index") for x in lines)
+        if not t(r.ok and caches, "-cpu %s: boots (qemu-run exit %d) and shows cpu0's caches in "
+                 "sysfs (%d)" % (r.boot.model, r.status, caches)):
+            failed.append(r.boot.model)
+    print("kernel-smoke: failed under: %s (logs in %s/)" % (", ".join(failed), OUT) if failed
+          else "kernel-smoke: passed (%s)" % ", ".join(cpus))
+    return t.plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
