@@ -18,7 +18,7 @@ help:
 	@echo "make demo        main job: build the patched kernel, boot it under QEMU, show what it chose"
 	@echo "make deps        install the Debian packages the project needs"
 	@echo "make probe       build kcolour-probe and show this machine's caches"
-	@echo "make check       run every test (ends with 'N passed, N failed')"
+	@echo "make check       run every test (ends with 'N passed, N failed, N skipped')"
 	@echo "make check-full  make check plus the heavy sweeps (full selftest matrix, 600 s fuzzing)"
 	@echo "make selftests   the selftest matrix under QEMU (SET=check|full, CASES=regex)"
 	@echo "make bisect-check  build every commit of the series on its own"
@@ -28,10 +28,10 @@ help:
 	@echo "make bench-sweep colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1: smoke run)"
 	@echo "make tree        base kernel + series as git commits in build/linux"
 	@echo "make export      write build/linux's commits back to kernel-patches/"
-	@echo "make kernel      build bzImage (FRAGMENTS=...)"
+	@echo "make kernel      build an image of facts.tsv (IMAGE=test|bench|debug|off|base|falign-*, or FRAGMENTS=...)"
 	@echo "make menuconfig  menuconfig on the patched tree"
 	@echo "make initramfs   busybox initramfs (INITRAMFS_FILES=\"src:dest ...\")"
-	@echo "make kernel-smoke  build the QEMU test kernel, boot it on two CPU models"
+	@echo "make kernel-smoke  the image without colouring, booted on two CPU models"
 
 deps:
 	@bash scripts/deps.sh

@@ -49,21 +49,20 @@ SETTINGS = {    # the environment's settings and their defaults, also for an emp
     "PERF": "perf", "KSTACK_COLOUR_SYSCTL": "/proc/sys/kernel/kstack_colour", "WL_DIR": "",
     "WORK": os.path.join(TOP, "build", "perf-ab")}
 EMPTY_MEANS_NONE = ("RING_NS", "MSG_ARGS", "FORKS")     # set but empty: no such case
-CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)",         # (setting, pattern, what)
-           "at least 2 (a standard deviation needs two runs)"),
+CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)", "at least 2 (for a standard deviation)"),
           ("WARMUP", r"[0-9]+", "a non-negative integer"),
           ("RING_SWITCHES", r"[0-9]+", "a non-negative integer"),
           ("FORKS", r"[0-9]*", "a number of forks or empty"),
           ("THRESHOLD", r"[0-9]+(\.[0-9]+)?", "a number"),
           ("PIN_CPU", r"[0-9]+|none|", "a CPU number or none")]
 
-# workload -> (key of its output line, unit): the per-unit denominator.
-# Pinned to one CPU, each pass of ring's token is one context switch (as in the
-# cache simulator), so its switches are N x rounds; messaging prints no switch
-# count of its own, ctxt is the kernel's (system-wide) count inside its window;
-# forkloop's forks is exact.
+# workload -> (key of its output line, unit): the per-unit denominator.  Pinned to one
+# CPU, each pass of ring's token is one context switch (as in the cache simulator), so its
+# switches are N x rounds; messaging prints no switch count of its own, ctxt is the
+# kernel's (system-wide) count inside its window; forkloop's forks is exact.
 DENOMINATORS = {"ring": ("switches", "switch"), "messaging": ("ctxt", "switch"),
                 "forkloop": ("forks", "fork")}
+IPC = "IPC (instructions / cycles)"     # a row of each table, without per-unit figures
 
 
 class PerfabError(Exception):
@@ -88,7 +87,6 @@ def cell(x, form, missing=""):
 
 
 # ------------------------------------------------------------ perf stat CSV
-
 # One counter line of perf stat -x output: name as perf printed it (cpu_core/cycles/u)
 # and split_event()'s parts of it; value None unless status is COUNTED; runtime the ns
 # the counter ran, pct the % of it on a counter (None where perf printed none).
@@ -125,7 +123,6 @@ def parse_lines(lines, source="<input>"):
     a comma (cpu/event=0x3c,umask=0/) cannot be told from the separator."""
     records = []
     for lineno, line in enumerate(lines, 1):
-        line = line.rstrip("\r\n")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         where = "%s:%d" % (source, lineno)
@@ -133,7 +130,7 @@ def parse_lines(lines, source="<input>"):
         if len(fields) < 3:
             raise PerfabError("%s: not a perf stat -x, counter line (want value,unit,event"
                               ",...): %r" % (where, line[:80]))
-        value, unit, name, rest = fields[0], fields[1], fields[2], fields[3:]
+        value, unit, name, *rest = fields
         if not value and not name:
             continue    # a further metric of the line above
         if not name:
@@ -206,7 +203,6 @@ def probe_problems(path, events):
 
 
 # ------------------------------------------------------------- statistics
-
 mean = statistics.fmean
 
 
@@ -279,7 +275,6 @@ class Comparison:
 
 
 # ------------------------------------------------------------------ report
-
 def fmt(x):
     """A count or ratio for the tables: 1,234,567 / 12.35 / 0.01234 (inf as is)."""
     if x is None or math.isnan(x):
@@ -307,10 +302,11 @@ class Run:
         self.case, self.workload, self.cmd, self.state, rep, csv, out = row
         if self.state not in ("off", "on"):
             raise PerfabError("%s: state must be off or on, not %r" % (where, self.state))
-        self.rep = int(rep)
-        self.csv = os.path.join(d, csv)
-        self.counts = aggregate(parse_file(self.csv), self.csv)
+        self.rep, csv = int(rep), os.path.join(d, csv)
+        self.counts = aggregate(parse_file(csv), csv)
         self.values = {e: c.value for e, c in self.counts.items()}
+        cycles, insns = self.values.get("cycles"), self.values.get("instructions")
+        self.values[IPC] = insns / cycles if cycles and insns is not None else None
         key, self.unit = DENOMINATORS.get(self.workload, (None, None))
         self.denominator = workload_line(os.path.join(d, out), self.workload).get(key)
         if not self.denominator or self.denominator <= 0:
@@ -368,14 +364,9 @@ class Report:
             rule += "---:|---:|"
         self.out += ["## %s" % runs[0].cmd, "", head, rule]
         notes = []
-        rows = [(e, lambda r, e=e: r.values.get(e), True) for e in self.events]
-        if "cycles" in self.events and "instructions" in self.events:
-            def ipc(r):
-                c, i = r.values.get("cycles"), r.values.get("instructions")
-                return i / c if c and i is not None else None
-            rows.append(("IPC (instructions / cycles)", ipc, False))
-        for label, get, per_unit in rows:
-            vals = {s: [(get(r), r.denominator) for r in runs if r.state == s]
+        ipc = [IPC] if "cycles" in self.events and "instructions" in self.events else []
+        for label in self.events + ipc:
+            vals = {s: [(r.values.get(label), r.denominator) for r in runs if r.state == s]
                     for s in ("off", "on")}
             off, on = ([v for v, _ in vals[s] if v is not None] for s in ("off", "on"))
             if len(off) + len(on) < len(vals["off"]) + len(vals["on"]):
@@ -395,7 +386,7 @@ class Report:
             if unit:
                 for s in ("off", "on"):
                     per = [v / d for v, d in vals[s] if v is not None and d]
-                    cells.append(fmt(mean(per)) if per and per_unit else "—")
+                    cells.append(fmt(mean(per)) if per and label != IPC else "—")
             self.out.append("| %s | %s |" % (label, " | ".join(cells)))
         low = [c.pct for r in runs for c in r.counts.values() if c.pct is not None and c.pct < 100]
         if low:
@@ -428,7 +419,6 @@ class Report:
 
 
 # ------------------------------------------------------------------ the A/B
-
 def say(msg):
     print("[perf-ab] " + msg, file=sys.stderr)
 
@@ -478,10 +468,9 @@ class AB:
             self.cases.append(("messaging", "messaging", c["MSG_ARGS"].split()))
         if c["FORKS"]:
             self.cases.append(("forkloop", "forkloop", [c["FORKS"]]))
-        self.repeats, self.warmup = int(c["REPEATS"]), int(c["WARMUP"])
+        self.repeats, self.warmup, self.work = int(c["REPEATS"]), int(c["WARMUP"]), c["WORK"]
         self.threshold, self.events, self.perf = float(c["THRESHOLD"]), c["EVENTS"], c["PERF"]
         self.sysctl, self.pin, self.wl_dir = c["KSTACK_COLOUR_SYSCTL"], c["PIN_CPU"], c["WL_DIR"]
-        self.work = c["WORK"]
         self.orig = None    # the sysctl's value at the start, once read: restore() puts it back
         self.in_run, self.pending = False, None     # see on_signal()
 
@@ -509,8 +498,8 @@ class AB:
                 sys.exit(self.pending)
 
     def perf_stat(self, csv, cmd, pin=(), **redirects):
-        return self.run(list(pin) + [self.perf, "stat", "-x,", "-o", csv, "-e", self.events, "--"]
-                   + cmd, **redirects)
+        return self.run(list(pin) + [self.perf, "stat", "-x,", "-o", csv, "-e", self.events,
+                                     "--"] + cmd, **redirects)
 
     def unavailable(self, what, reason):
         """No counters here (what: supported or available): say so, with advice; exit 0."""
@@ -599,11 +588,10 @@ class AB:
         if not self.wl_dir:
             self.wl_dir = self.path("bin")
             say("building the workloads in %s" % rel(self.wl_dir))
-            if self.run(["make", "-s", "-C", os.path.join(TOP, "bench", "cachesim"),
-                    "OUT=" + os.path.abspath(self.wl_dir), "all"],
-                   stdout=sys.stderr.fileno()).returncode:
-                error("building the workloads failed (make -C bench/cachesim OUT=%s all)"
-                      % self.wl_dir)
+            make = ["make", "-s", "-C", os.path.join(TOP, "bench", "cachesim"),
+                    "OUT=" + os.path.abspath(self.wl_dir), "all"]
+            if self.run(make, stdout=sys.stderr.fileno()).returncode:
+                error("building the workloads failed (%s)" % " ".join(make))
         for wl in ("ring", "messaging", "forkloop"):
             if not os.access(os.path.join(self.wl_dir, wl), os.X_OK):
                 error("no workload %s/%s" % (self.wl_dir, wl))
@@ -632,13 +620,11 @@ class AB:
 
     def write_meta(self):
         cpu = re.search(r"^model name\s*: (.*)$", read_text("/proc/cpuinfo") or "", re.M)
-        version = self.run([self.perf, "version"], stdout=subprocess.PIPE,
-                      stderr=subprocess.DEVNULL).stdout.partition("\n")[0]
+        perf = self.run([self.perf, "version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        pin = "no CPU (PIN_CPU=none)" if self.pin == "none" else "CPU %s (taskset)" % self.pin
         meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "kernel": os.uname().release, "cpu": cpu.group(1) if cpu else os.uname().machine,
-                "perf": version,
-                "pin": "no CPU (PIN_CPU=none)" if self.pin == "none" else
-                       "CPU %s (taskset)" % self.pin,
+                "perf": perf.stdout.partition("\n")[0], "pin": pin,
                 "paranoid": paranoid(), "events": self.events, "repeats": self.repeats,
                 "warmup": self.warmup, "sysctl": "%s (was %s)" % (self.sysctl, self.orig)}
         write_file(self.path("meta"), "".join("%s=%s\n" % kv for kv in meta.items()))

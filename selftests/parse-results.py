@@ -2,7 +2,7 @@
 """A test boot's console as TAP: the KUnit suite, guest-run.sh's parts, no kernel splat.
 
 usage: parse-results.py CONSOLE.LOG [--allow-skip] [--expect "K=V ..."] [--upstream FILE]
-  --allow-skip   a kselftest skip (exit 4) passes, for boots with colouring off
+  --allow-skip   a kselftest skip (exit 4) is a skip, for boots with colouring off
   --expect       warn=TOKEN (one "ignoring 'TOKEN'" warning each, and no other),
                  log=REGEX (a console line matches; \\s a space), KEY=VALUE (params)
   --upstream     where to write the upstream programs' "prog rc" lines
@@ -58,8 +58,9 @@ def check_kselftest(emit, name, rc, lines, allow_skip):
         if line.startswith("# ") and any(w in line.lower() for w in
                                          ("fail", "share", "skip", "did not", "forks")):
             emit.diag("%s: %s" % (name, line[2:]))
-    emit(rc == 0 or (allow_skip and rc == 4),  # kselftest.h: KSFT_PASS, KSFT_SKIP
-         "%s: exit status %s" % (name, rc))
+    # kselftest.h: KSFT_PASS 0, KSFT_SKIP 4 (with colouring off: a skip, not a pass)
+    emit(rc == 0, "%s: exit status %s" % (name, rc),
+         skip="it skips with colouring off" if allow_skip and rc == 4 else None)
     for m in filter(None, map(KSFT_LINE.match, lines)):
         emit(m.group(1) == "ok", "%s: %s" % (name, m.group(2)))
 

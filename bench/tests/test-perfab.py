@@ -135,7 +135,7 @@ def test_parse(t):
          "a fractional value with a unit")
 
 
-def test_malformed(t):
+def test_malformed(t, tmp):
     t.raises(lambda: pa.parse_file(canned("garbage.csv")), "garbage.csv:1: counter value "
              "'workload' is not a number", "garbage: error names file, line and field")
     t.raises(lambda: pa.parse_lines(["# started on Mon", "", "# nothing else"], "x"),
@@ -150,21 +150,19 @@ def test_malformed(t):
              "appears twice", "one event twice from one PMU is refused")
     t.raises(lambda: pa.parse_file(canned("no-such-file.csv")), "No such file",
              "a missing file")
-    r = subprocess.run([sys.executable, PERFAB, "parse", canned("garbage.csv")],
-                       capture_output=True, text=True)
-    t.ok(r.returncode == 1 and r.stderr.startswith("perfab.py: error: ") and
-         "garbage.csv:1" in r.stderr and not r.stdout,
-         "perfab.py parse garbage: exit 1, one clear line on stderr", r)
-    r = subprocess.run([sys.executable, PERFAB, "parse", canned("hybrid.csv")],
-                       capture_output=True, text=True)
-    lines = r.stdout.splitlines()
-    t.ok(r.returncode == 0 and len(lines) == 6 and
-         lines[1] == "cycles\tcounted\t1511111110\t100.00\tcpu_atom,cpu_core",
-         "perfab.py parse hybrid: one line per event", r)
-    r = subprocess.run([sys.executable, PERFAB, "probe", canned("not-supported.csv"),
-                        ",".join(EVENTS)], capture_output=True, text=True)
-    t.ok(r.returncode == 3 and "<not supported>" in r.stderr,
-         "perfab.py probe not-supported: exit 3, the reason", r)
+    r, _, work = run_script(flow_dir(tmp, "garbage"), {"FAKE_PERF_MODE": "garbage"})
+    t.ok(r.returncode == 1 and r.stderr.startswith("perf-ab: error: ") and
+         len(r.stderr.splitlines()) == 1 and "probe.csv:1: counter value 'workload'" in r.stderr
+         and not r.stdout and not os.path.exists(work),
+         "perf output that is not perf stat's: exit 1, one clear line on stderr", r)
+    counts = pa.aggregate(pa.parse_file(canned("hybrid.csv")))
+    c = counts["cycles"]
+    t.ok(len(counts) == 5 and (c.status, c.value, c.pct, c.pmus) ==
+         (pa.COUNTED, 1511111110, 100.0, ["cpu_atom", "cpu_core"]),
+         "hybrid: one Count per event, its PMUs' lines summed", vars(c))
+    probs = pa.probe_problems(canned("not-supported.csv"), ",".join(EVENTS).split(","))
+    t.ok(len(probs) == 1 and "<not supported>" in probs[0],
+         "probe of EVENTS on not-supported: refused, the reason given", probs)
 
 
 # --------------------------------------------------------------- statistics
@@ -225,11 +223,13 @@ def test_report_notes(t, tmp):
             state, i // 2 + 1, i, i))
     with open(os.path.join(d, "runs.tsv"), "w") as f:
         f.write("\n".join(rows) + "\n")
-    r = subprocess.run([sys.executable, PERFAB, "report", d], capture_output=True, text=True)
-    out = r.stdout
-    t.ok(r.returncode == 0 and "L1-dcache-load-misses: counted in 2 of 2 off runs and 0 of 2 "
+    try:
+        out, err = pa.Report(d).write(), ""
+    except (pa.PerfabError, OSError) as e:
+        out, err = "", str(e)
+    t.ok(not err and "L1-dcache-load-misses: counted in 2 of 2 off runs and 0 of 2 "
          "on runs" in out and "lowest 57.1% running" in out and "off per fork" in out,
-         "report: notes a <not counted> event and multiplexing", r.stdout + r.stderr)
+         "report: notes a <not counted> event and multiplexing", out + err)
     t.ok("| cycles | 1,543,298,765 ± 0 | 2,876,543,210 ± 0 | +86.39% | +inf |" in out,
          "report: the table row (no variance: t inf)", out)
     t.ok(os.path.exists(os.path.join(d, "results.md")) and
