@@ -133,8 +133,7 @@ class Tree:
         return ""
 
     def current(self):
-        if self.base:
-            return self.exists()
+        """build/linux is exactly base + the current series."""
         return ((self.path / ".git").exists() and not self.unsaved() and
                 self._field("digest") == series_digest())
 

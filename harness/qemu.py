@@ -97,10 +97,6 @@ class Result:
         return self.status == 0
 
 
-def joblist(boots):
-    return "".join(b.job() + "\n" for b in boots)
-
-
 def run(boots, jobs=None, engine=None):
     """Run every boot, `jobs` at a time; the results in the order given."""
     jobs = int(jobs or os.environ.get("JOBS") or 2)
@@ -112,7 +108,7 @@ def run(boots, jobs=None, engine=None):
         for ext in (".rc", ".log", ".err", ".out", ".secs"):
             Path(str(b.file) + ext).unlink(missing_ok=True)
     listing = boots[0].out / ("jobs-%s.txt" % safe(boots[0].name))
-    listing.write_text(joblist(boots))
+    listing.write_text("".join(b.job() + "\n" for b in boots))
     if engine == "parallel":
         cmd = ["parallel", "--jobs", str(jobs), "--line-buffer"] + \
             shlex.split(os.environ.get("PARALLEL_ARGS", "")) + ["--arg-file", str(listing)]
