@@ -1,283 +1,447 @@
 #!/usr/bin/env python3
 """The cache benchmark of kernel stack colouring: make bench [QUICK=1] (README.md).
 
-Boots each case of CASES once under the kcolour-cachesim plugin (benchdata.py),
-then kcolour-on (QUICK: every case) again by the other job pool: the plugin
-outputs must be byte-identical.  The series' image is "bench", not the test
-image: that adds KUnit and DEBUG_STACK_USAGE (a stack scan at every exit, +6.7%
-instructions per fork), which the base kernel does not have.  Writes
-docs/results/bench.md and its plots (QUICK: the test image, two cases, the
-bench-quick workloads, into build/bench/quick); the checks are TAP on stdout.
-Environment: QUICK=1, JOBS=2, WORK=DIR, KCOLOUR_POOL, REPORT_ONLY=1.
+Real programs (lighttpd under ab, hackbench) and the microbenchmarks (ring,
+messaging, forkloop), each in its own marker phase, boot by boot under the
+kcolour-cachesim plugin simulating the caches of a real CPU (facts.tsv's
+bench-dump, decoded by kcolour-probe).  Every case boots in LAYOUTS layouts
+(bench/workloads/layout.c) at every -smp of SMPS; figures are the median and
+the range over the layouts.  The headline is estimated cycles per event
+(latencies from facts.tsv, docs/results/bench.md cites them); the checks (TAP
+on stdout): every phase complete, ab's requests all served, the MIN bound
+never above LRU or PLRU, repeated boots byte-identical, and the cost of the
+series built in but off against the base kernel.  QUICK: two cases at -smp 1 and 2, two layouts, the bench-quick workloads, into
+build/bench/quick.  Environment: QUICK=1, JOBS=2, WORK=DIR, KCOLOUR_POOL,
+REPORT_ONLY=1.
 """
 
 import os
 import re
 import shutil
+import statistics
+import subprocess
 import sys
 
-from benchdata import CACHES, REGIONS, ROOT, Doc, Run, fmt, pct
+from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png,
+                       plugin_geometry, probe_caches)
 
-# Off against base: the issue's limit on the cost of the series built in.  Per
-# fork the page allocator's state moves the count: a whole make bench measured
-# +0.157%, a forkloop-first boot +0.05%, for 60 instructions of code (0.04%).
+# NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off and
+# at its defaults, the base kernel with the upstream randomize_kstack_offset
+# and without.  QUICK takes the first two.
+CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
+         ("rko", "bench-base", "randomize_kstack_offset=on"), ("base", "bench-base", "")]
+# -smp 1 runs under -icount, repeatably; more vCPUs hang there (QEMU 7.2:
+# bench/cachesim/README.md, SMP) and run on one TCG thread on host time
+# instead, so their figures move from boot to boot: the layouts' range
+# holds that noise too.
+SMPS, LAYOUTS = (1, 4), (1, 2, 3, 4, 5)
+QUICK_SMPS, QUICK_LAYOUTS = (1, 2), (1, 2)
+# Off against base: the issue's limit on the cost of the series built in, per
+# switch (the ring, every N pooled) and per fork, on the layouts' medians.
 INSN_TOLERANCE = {"ring": 0.001, "forkloop": 0.003}
-# The conflict share removed is shown only where off's conflict misses are
-# at least this many per event and this share of its misses.
-CONFLICT_MIN = 0.5
-CONFLICT_MIN_SHARE = 0.05
-# FA above SA is noted only where it matters: at least this many FA
-# misses, and this share more than SA.
-FA_NOTE_MIN = 100
-FA_NOTE_EXCESS = 0.01
-# NAME IMAGE-KEY KERNEL-ARGS, in report order; QUICK takes the first two.
-CASES = [("kcolour-off", "test", "kstack_colour=off"), ("kcolour-on", "test", ""),
-         ("base", "base", ""), ("base-rko", "base", "randomize_kstack_offset=on")]
-COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")
+# The cycle model's inputs are scaled by each of these to test the verdicts.
+SENSITIVITY = (0.5, 1.0, 1.5)
+COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e")
 
 
-def conflict_cell(sa, fa):
-    """SA - FA clamped at 0 for display, with the raw value when clamped."""
-    raw = sa - fa
-    return fmt(raw) if raw >= 0 else "0 (raw %s)" % fmt(raw).replace("-", "&minus;")
+def name(case, smp, layout):
+    return "%s.smp%d.L%d" % (case, smp, layout)
 
 
-def removed_share(conflict, conflict_off, sa_off):
-    """The share of colouring-off's conflict misses a case removes: none
-    where its conflict estimate is negative, n/a where off has (almost) none."""
-    if conflict_off < max(CONFLICT_MIN, CONFLICT_MIN_SHARE * sa_off):
-        return "n/a"
-    return "%.0f%%" % (100.0 * (conflict_off - max(conflict, 0)) / conflict_off)
+def latency():
+    """facts.tsv's cycle model for the bench's CPU: {cpi, L2, L3, source}."""
+    (cpi, l2, l3, source), = [r[1:] for r in facts.rows("latency") if r[0] == "bench"]
+    return {"cpi": float(cpi), "L2": float(l2), "L3": float(l3), "source": source}
+
+
+def cycles(p, lat, kind="sa_miss", cpi_scale=1.0, lat_scale=1.0):
+    """Estimated cycles per event of a Phase: instructions x base CPI, an L1
+    miss costs an L2 hit, an L2 miss an L3 hit; no overlap between misses."""
+    l1 = p.rate("L1D", kind=kind) + p.rate("L1I", kind=kind)
+    return p.insns * lat["cpi"] * cpi_scale + lat_scale * (l1 * lat["L2"] +
+                                                           p.rate("L2", kind=kind) * lat["L3"])
+
+
+class Spread:
+    """The median and the range of one figure over a case's layouts."""
+
+    def __init__(self, values):
+        self.values = sorted(values)
+        self.median, self.lo, self.hi = statistics.median(values), self.values[0], \
+            self.values[-1]
+
+    def __str__(self):
+        if self.lo == self.hi:
+            return fmt(self.median)
+        return "%s [%s&ndash;%s]" % (fmt(self.median), fmt(self.lo), fmt(self.hi))
+
+
+def net(boot, i):
+    """Phase i of a boot; a web phase less the boot's one-request web phase
+    (ab's exec and start-up, inside every web window), where there is one."""
+    p = boot[i]
+    start = [q for q in boot.of("web") if q.info["requests"] == 1]
+    return p.minus(start[0]) if p.workload == "web" and start and p is not start[0] else p
+
+
+def stacks_moved(a, b):
+    """The share of stacks (in first-touch order) whose top line lies in
+    another L2 set in Phase b than in Phase a; None without stacks."""
+    sa, sb = (str(p.head.get("stack_l2_sets", "-")).split(",") for p in (a, b))
+    n = min(len(sa), len(sb))
+    if ["-"] in (sa, sb) or not n:
+        return None
+    return sum(x != y for x, y in zip(sa, sb)) / n
+
+
+def lines_shared(a, b):
+    """The share of direct-map lines two Phases both touch (Jaccard), from
+    the plugin's bottom-k sketches."""
+    ka, kb = (set(str(p.head.get("direct_sketch", "-")).split(",")) - {"-"} for p in (a, b))
+    k = min(len(ka), len(kb))
+    union = sorted(ka | kb, key=lambda h: int(h, 16))[:k]
+    return sum(h in ka and h in kb for h in union) / k if k else None
+
+
+def start_up_share(report):
+    """ab's start-up in requests: the one-request run's cycles over the
+    per-request cycles of the first web run with more (the first case,
+    -smp and layout), or "?" without one."""
+    boot = report.boots[name(report.names[0], report.smps[0], report.layouts[0])]
+    webs = boot.of("web")
+    start = [p for p in webs if p.info["requests"] == 1]
+    more = [p for p in webs if p.info["requests"] > 1]
+    if not start or not more:
+        return "?"
+    i = list(boot).index(more[0])
+    return "%.0f" % (cycles(start[0], report.lat) / cycles(net(boot, i), report.lat))
+
+
+def verdict(case, off):
+    """helps / hurts where the case's median lies outside off's range, else noise."""
+    if case.median < off.lo:
+        return "helps"
+    if case.median > off.hi:
+        return "hurts"
+    return "noise"
 
 
 class Report(Doc):
-    def __init__(self, run, cases, repeats):
+    def __init__(self, run, cases, smps, layouts, repeats, caches, lat):
         super().__init__(run)
-        self.cases, self.repeats = cases, repeats
+        self.cases, self.smps, self.layouts, self.repeats = cases, smps, layouts, repeats
+        self.caches, self.lat = caches, lat
         self.names = [c[0] for c in cases]
 
-    def ring_table(self):
-        rows, off = [], self.names.index("kcolour-off")
-        for n in self.ring_ns():
-            sa = [self.miss(c, n) for c in self.names]
-            fa = [self.miss(c, n, kind="fa_miss") for c in self.names]
-            rows.append([n] + [fmt(x) for x in sa] + [
-                " / ".join(fmt(x) for x in fa),
-                " / ".join(conflict_cell(s, f) for s, f in zip(sa, fa)),
-                " / ".join(removed_share(s - f, sa[off] - fa[off], sa[off])
-                           for s, f in zip(sa, fa))])
-        self.table(["N"] + self.names + ["FA bound (%s)" % " / ".join(self.names),
-                                         "conflict (SA &minus; FA)",
-                                         "conflict removed vs off (negative: added)"],
-                   rows, "r" * (len(self.names) + 1) + "lll")
+    def phases(self, case, smp, i):
+        """Phase i of the case at smp, one a layout; a web run net of ab's
+        start-up (less the boot's one-request run)."""
+        return [net(self.boots[name(case, smp, lay)], i) for lay in self.layouts]
 
-    def region_tables(self, workload):
-        unit = self.boots[self.names[0]].of(workload)[0].unit[0]
-        for cache in CACHES:
-            self.md("""**%s misses per %s**, set-associative (fully associative in brackets);
-                conflict = SA &minus; FA of all regions:""", cache, unit)
-            self.table(["case", "run"] + list(REGIONS.values()) + ["conflict"],
-                       [[name, p.label] + [p.sa_fa(cache, r) for r in REGIONS] +
-                        [conflict_cell(p.rate(cache), p.rate(cache, kind="fa_miss"))]
-                        for name in self.names for p in self.boots[name].of(workload)],
-                       "ll" + "r" * (len(REGIONS) + 1))
+    def spread(self, case, smp, i, f):
+        return Spread([f(p) for p in self.phases(case, smp, i)])
 
-    def by_phase(self):
-        """(the first case's Phase, [every case's Phase]) of each phase."""
-        return [(p0, [self.boots[n][i] for n in self.names])
-                for i, p0 in enumerate(self.boots[self.names[0]])]
+    @property
+    def labels(self):
+        return [p.label for p in self.boots[name(self.names[0], self.smps[0], 1)]]
 
-    def insn_table(self):
+    def stable(self, smp, i, case="defaults", kind="sa_miss"):
+        """The verdict of case against off at every scaling of the cycle
+        model's CPI and latencies: (the verdict at 1x, whether all agree)."""
+        got = {verdict(self.spread(case, smp, i, lambda p: cycles(p, self.lat, kind, c, lt)),
+                       self.spread("off", smp, i, lambda p: cycles(p, self.lat, kind, c, lt)))
+               for c in SENSITIVITY for lt in SENSITIVITY}
+        base = verdict(self.spread(case, smp, i, lambda p: cycles(p, self.lat, kind)),
+                       self.spread("off", smp, i, lambda p: cycles(p, self.lat, kind)))
+        return base, len(got) == 1
+
+    def layout_table(self, smp):
+        """How far the layouts move placement, per workload, for each case:
+        the mean over layout pairs."""
+        pairs = [(x, y) for x in self.layouts for y in self.layouts if x < y]
         rows = []
-        for p0, phases in self.by_phase():
-            per = dict(zip(self.names, (p.insns for p in phases)))
-            diff = ["%+.3f%%" % pct(per[a], per[b]) if {a, b} <= set(per) else "n/a"
-                    for a, b in (("kcolour-off", "base"), ("kcolour-on", "kcolour-off"))]
-            rows.append([p0.label, "per " + p0.unit[0]] + ["%.1f" % x for x in per.values()] +
-                        diff)
-        self.table(["run", "unit"] + self.names + ["off &minus; base", "on &minus; off"], rows,
-                   "ll" + "r" * (len(self.names) + 2))
+        for i, label in enumerate(self.labels):
+            cells = []
+            for case in self.names:
+                ph = dict(zip(self.layouts, self.phases(case, smp, i)))
+                moved = [stacks_moved(ph[x], ph[y]) for x, y in pairs]
+                shared = [lines_shared(ph[x], ph[y]) for x, y in pairs]
+                cells.append("%s / %s" % (
+                    "n/a" if None in moved else "%.0f%%" % (100 * statistics.mean(moved)),
+                    "n/a" if None in shared else "%.0f%%" % (100 * statistics.mean(shared))))
+            rows.append([label, ph[self.layouts[0]].head.get("stacks", "?")] + cells)
+        self.table(["workload", "stacks"] + self.names, rows, "lr" + "r" * len(self.names))
 
-    def fa_exceptions(self):
-        """(case, run, cache, region, sa, fa) where FA misses exceed SA."""
-        return [(name, p.label, cache, region, c["sa_miss"], c["fa_miss"])
-                for name in self.names for p in self.boots[name]
-                for cache in CACHES for region in REGIONS for c in [p.counts[(cache, region)]]
-                if c["fa_miss"] > c["sa_miss"] * (1 + FA_NOTE_EXCESS)
-                and c["fa_miss"] >= FA_NOTE_MIN]
+    def headline(self, smp):
+        rows = []
+        for i, label in enumerate(self.labels):
+            unit = self.phases(self.names[0], smp, i)[0].unit[0]
+            cells = [str(self.spread(c, smp, i, lambda p: cycles(p, self.lat)))
+                     for c in self.names]
+            v = ["%s%s" % (b, "" if ok else " (flips)")
+                 for b, ok in (self.stable(smp, i, c) for c in self.names[1:])]
+            rows.append([label, unit] + cells + v)
+        self.table(["workload", "per"] + self.names + ["%s vs off" % c for c in self.names[1:]],
+                   rows, "ll" + "r" * len(self.names) + "l" * (len(self.names) - 1))
 
-    def plot(self, region, png, title):
-        """L1D misses per switch of the ring against N: SA and FA per case."""
-        ns = self.ring_ns()
-        series = [s for i, n in enumerate(self.names) for s in (
-            (n, "linespoints lw 2 pt 7 lc rgb '%s'" % COLOURS[i % len(COLOURS)],
-             [self.miss(n, x, region=region) for x in ns]),
-            (n + " FA bound", "lines lw 1.5 dt 2 lc rgb '%s'" % COLOURS[i % len(COLOURS)],
-             [self.miss(n, x, region=region, kind="fa_miss") for x in ns]))]
-        self.ring_plot(png, self.work / ("plot-%s.dat" % region), title,
-                       "L1D misses per context switch", series,
-                       "# N " + " ".join("%s-sa %s-fa" % (n, n) for n in self.names) + "\n")
+    def miss_table(self, smp, cache):
+        rows = []
+        for i, label in enumerate(self.labels):
+            for case in self.names:
+                rows.append([label, case] + [str(self.spread(case, smp, i,
+                                                             lambda p, k=k: p.rate(cache, kind=k)))
+                                             for k in ("sa_miss", "plru_miss", "fa_miss")] +
+                            [str(self.spread(case, smp, i, lambda p: p.counts[(
+                                cache, "all")]["min_bound"] / p.unit[1]))])
+        self.table(["workload", "case", "LRU", "PLRU", "FA-LRU", "MIN bound"], rows, "llrrrr")
+
+    def plru_table(self, smp):
+        """The headline under PLRU: the verdicts of defaults against off."""
+        rows = []
+        for i, label in enumerate(self.labels):
+            lru, plru = self.stable(smp, i), self.stable(smp, i, kind="plru_miss")
+            rows.append([label] + ["%s%s" % (v, "" if ok else " (flips)") for v, ok in (lru, plru)])
+        self.table(["workload", "defaults vs off, LRU", "defaults vs off, PLRU"], rows, "lll")
+
+    def plot(self, png, smp):
+        """Estimated cycles per event against off's median, median and range."""
+        dat = self.work / ("cycles-smp%d.dat" % smp)
+        lines = []
+        for i, label in enumerate(self.labels):
+            off = self.spread("off", smp, i, lambda p: cycles(p, self.lat)).median
+            row = [str(i)]
+            for case in self.names:
+                s = self.spread(case, smp, i, lambda p: cycles(p, self.lat))
+                row += ["%.3f %.3f %.3f" % tuple(100 * (x / off - 1)
+                                                 for x in (s.median, s.lo, s.hi))]
+            lines.append(" ".join(row) + "  # " + label)
+        dat.write_text("\n".join(lines) + "\n")
+        n = len(self.names)
+        xt = ", ".join("'%s' %d" % (lab, i) for i, lab in enumerate(self.labels))
+        plot_png(png, "Estimated cycles per event against off (-smp %d; median, range over %d "
+                 "layouts)" % (smp, len(self.layouts)), "", "% against the median of off",
+                 None, None, ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 lc rgb '%s' "
+                              "title '%s'" % (dat, (j - (n - 1) / 2) * 0.15, 2 + 3 * j, 3 + 3 * j,
+                                              4 + 3 * j, COLOURS[j % len(COLOURS)], c)
+                              for j, c in enumerate(self.names)],
+                 extra=["set xtics rotate by -40 (%s)" % xt, "set yrange [*:*]",
+                        "set xrange [-0.6:%g]" % (len(self.labels) - 0.4)])
 
     def save(self, results):
         m, w, md = self.meta, self.w, self.md
         version = lambda k: re.sub(r"^Linux version (\S+).*", r"\1", m["banner_" + k])
-        md("""# kcolour bench: kernel stack colouring under a cache simulator
+        md("""# kcolour bench: real programs and microbenchmarks under a cache simulator
 
             Generated by `make bench%s` (bench/bench.py) on %s. Every number below is read from
             the plugin outputs of that run; nothing is typed in.
 
             ## Setup""", " QUICK=1" if m["mode"] == "quick" else "", m["date"])
         w("- Kernels: Linux %s + the kcolour series (%s; %s)"
-          % (version("test"), m["fragments_test"], m["build_test"]))
-        if "banner_base" in m:
+          % (version("bench"), m["fragments_bench"], m["build_bench"]))
+        if "banner_bench-base" in m:
             w("  and the base kernel, Linux %s without the series (%s; %s)."
-              % (version("base"), m["fragments_base"], m["build_base"]))
-        w("- `%s`" % m["qemu"])
-        w("- `%s`" % m["gcc"])
-        w("""- QEMU TCG, `-cpu %s,-rdrand,-rdseed -smp 1 -icount shift=0,sleep=off
-          -rtc clock=vm,base=2020-01-01T00:00:00` (harness/qemu-run.sh DETERMINISTIC=1), kernel
-          command line `nokaslr norandmaps quiet`. Simulated caches (bench/cachesim, the plugin's
-          defaults = the model's geometry): L1D 32K 8-way 64 B, L1I 32K 8-way 64 B, L2 4M 16-way
-          64 B, LRU; stack top = the top 2 KiB of each 16 KiB vmalloc block.""" % m["cpu"])
-        md("""- Workloads (bench/workloads), in one boot per case, each in its own marker phase;
-           the guest's /run.sh:""")
-        self.code((self.work / "run.sh").read_text())
-        md("Cases:")
+              % (version("bench-base"), m["fragments_bench-base"], m["build_bench-base"]))
+        w("- `%s`; `%s`; guest programs: %s" % (m["qemu"], m["gcc"], m["guest"]))
+        w("""- QEMU TCG, `-cpu %s,-rdrand,-rdseed`; -smp 1 deterministic, `-icount
+          shift=0,sleep=off -rtc clock=vm,base=2020-01-01T00:00:00` (harness/qemu-run.sh
+          DETERMINISTIC=1); more vCPUs `-accel tcg,thread=single` without icount (SINGLE_THREAD=1),
+          because under icount QEMU 7.2 guests with several vCPUs hang (bench/cachesim/README.md,
+          SMP), so those figures follow host time and move between identical boots. Kernel
+          command line `%s` and the case's arguments.""" % (m["cpu"], m["kargs"]))
+        w("- Simulated caches, per vCPU, from `kcolour-probe --cpuid-file %s --json`: %s; LRU and "
+          "PLRU side by side, with write-invalidate between the vCPUs; stack top = the top "
+          "2 KiB of each 16 KiB vmalloc block." % (m["dump"], ", ".join(
+              "%s %dK %d-way %d B" % (c, g[0] // 1024, g[1], g[2])
+              for c, g in sorted(self.caches.items()))))
+        w()
+        md("""Cases, each booted at -smp %s in %d layouts (`bench_layout=1..%d`):""",
+           " and ".join(map(str, self.smps)), len(self.layouts), len(self.layouts))
         self.table(["case", "kernel", "extra kernel arguments"],
-                   [[name, ("the series, " if k == "test" else "base kernel, ") +
-                     m.get("fragments_" + k, "?"), "`%s`" % args if args else "(none)"]
-                    for name, k, args in self.cases], "lll")
-        md("Commands (paths relative to the project top):")
-        self.code("\n".join(self.run.commands))
-        md("""Per switch: a ring phase's counts divided by the token passes the ring reports
-            (`switches` = N &times; rounds; on one CPU each pass blocks the sender and wakes the
-            next task, one context switch). messaging is per message, forkloop per fork.
+                   [[n, "the series (%s)" % m["fragments_bench"] if k == "bench" else
+                     "base kernel (%s)" % m.get("fragments_bench-base", "?"),
+                     "`%s`" % a if a else "(none)"] for n, k, a in self.cases], "lll")
+        md("""The guest's /run.sh, one marker phase a workload line after the layout step:""")
+        self.code((self.work / "run.sh").read_text())
+        md("""Per event: a phase's counts over its events: context switches of the ring (N
+            &times; rounds), messages of messaging and hackbench (groups &times; senders &times;
+            receivers &times; loops), forks, and ab's requests. A web phase's window holds ab's
+            exec and start-up too (`window` runs the program inside it), about as much as %s
+            requests: every web figure per request is therefore net of it, the run's counts less
+            those of the same boot's one-request run (`web 1 0 1`, shown as "web start-up"), over
+            its requests less one.""", start_up_share(self))
+        md("""## Layouts
 
-            ## L1D misses per context switch, ring
+            `layout SEED` (bench/workloads/layout.c) runs first in every boot: a holder process
+            makes a seeded series of 64-191 long-lived kernel allocations of mixed kinds
+            (sleeping children, pipes with data, tmpfs files, UNIX socket pairs, eventfds,
+            touched anonymous pages) and sleeps for the rest of the boot, so the slab slots,
+            vmalloc stacks and page-table pages the workloads then get lie elsewhere. The same
+            seed makes the same allocations in every case. A difference between cases is called
+            real only where the case's median lies outside off's range over the layouts.""")
+        self.table(["layout", "children", "pipes", "files", "sockets", "eventfds", "pages"],
+                   [[lay] + [self.boots[name("off", self.smps[0], lay)].layout.get(k, "?")
+                             for k in ("children", "pipes", "files", "sockets", "eventfds",
+                                       "pages")] for lay in self.layouts], "lrrrrrr")
+        md("""That this moves placement, per workload and case, over the pairs of layouts: the
+            share of the kernel stacks (those whose top 2 KiB the phase touches, matched in the
+            order the phase first touches them) whose top line lies in a different L2 set,
+            and the share of the physical direct-map lines (slab objects, page tables) the two
+            boots both touch, estimated from the plugin's bottom-64 sketches. Identical
+            placement reads 0% / 100%.""")
+        for smp in self.smps:
+            self.layout_table(smp)
+        md("""## Estimated cycles per event
 
-            All regions, set-associative (SA). FA bound: the misses of a fully-associative LRU
-            cache of the same size seeing the same accesses (cold + capacity misses). Conflict =
-            SA &minus; FA; removed = the share of kcolour-off's conflict misses the case does not
-            take.""")
-        self.ring_table()
-        md("""Each case is one boot. Where the FA bound is near zero, every miss is a conflict
-            miss, and conflicts depend on where slab objects and stacks happen to land, which
-            differs between kernel images and boot histories: kcolour-off and base, two kernels
-            that do not colour, show how far placement alone moves the figures.
-
-            ![L1D misses per switch](l1d-per-switch.png)
-
-            ![stack-top L1D misses per switch](l1d-stack-top-per-switch.png)
-
-            Stack-top L1D misses per switch (SA, FA in brackets):""")
-        self.table(["N"] + self.names,
-                   [[n] + [self.boots[c].event(n).sa_fa("L1D", "stack-top") for c in self.names]
-                    for n in self.ring_ns()], "r" * (len(self.names) + 1))
+            The headline: instructions &times; a base CPI of %s, plus each L1D and L1I miss at
+            an L2 hit's latency (%s cycles) and each L2 miss at an L3 hit's (%s cycles), the
+            published figures for %s (%s). This is a model with no memory-level parallelism:
+            every miss stalls for its full latency and nothing overlaps, no L3 is simulated (an
+            L2 miss never goes to DRAM), and prefetchers do not exist; it weighs the simulated
+            misses against the instructions, it does not predict a real machine's time. Each
+            verdict (defaults, rko and base against off) is tested with the base CPI and the
+            latencies each scaled by 0.5, 1 and 1.5 (9 models): "(flips)" marks one that does
+            not hold in all 9.""", fmt(self.lat["cpi"]), fmt(self.lat["L2"]),
+           fmt(self.lat["L3"]), m["cpu"], self.lat["source"])
+        for smp in self.smps:
+            md("### -smp %d", smp)
+            self.headline(smp)
+            w("![estimated cycles, -smp %d](bench-cycles-smp%d.png)" % (smp, smp))
+            w()
         md("""## Instructions per event
 
-            The series built in but switched off (`kstack_colour=off`) against the base kernel,
-            both without test extras (no KUnit, no DEBUG_STACK_USAGE); the claim is equality
-            within %.1f%% per switch (the ring, every N pooled: all instructions over all
-            switches) and %.1f%% per fork (the page allocator's state moves a fork's count by
-            about that much; the code the series adds to a fork with colouring off is about 60
-            instructions, 0.04%%, by an instruction profile), and `make bench` checks it. The
-            counts are of every instruction the CPU ran inside the window: timer ticks, kernel
-            threads, and the extra switches wakeup preemption adds (the `ctxt` table below) count
-            too, and where they fall depends on the exact instruction stream, so one N of two
-            kernel images can differ by more than their code paths do (up to about 0.2%% here,
-            either way); pooled over N that averages out. The on &minus; off column is the cost
-            of colouring itself.""", 100 * INSN_TOLERANCE["ring"], 100 * INSN_TOLERANCE["forkloop"])
-        self.insn_table()
-        md("""Context switches counted by the kernel inside each window (`ctxt` of /proc/stat,
-            read by the workload just outside the markers):""")
-        self.table(["run", "events", "unit"] + ["ctxt %s" % n for n in self.names],
-                   [[p0.label, p0.unit[1], p0.unit[0]] + [p.info["ctxt"] for p in phases]
-                    for p0, phases in self.by_phase()], "lrl" + "r" * len(self.names))
-        md("""## Where FA misses exceed SA misses
+            Median [range] over the layouts (the base CPI's share of the cycles above). The
+            series built in but off against the base kernel is checked in the run: at most
+            %.1f%% more per switch (the ring, every N pooled) and %.1f%% per fork, -smp 1.""",
+           100 * INSN_TOLERANCE["ring"], 100 * INSN_TOLERANCE["forkloop"])
+        for smp in self.smps:
+            self.table(["workload", "-smp"] + self.names,
+                       [[label, smp] + [str(self.spread(c, smp, i, lambda p: p.insns))
+                                        for c in self.names]
+                        for i, label in enumerate(self.labels)], "lr" + "r" * len(self.names))
+        md("""## Misses per event, and the lower bound
 
-            A fully-associative LRU cache is not optimal. On a cyclic access pattern a little
-            larger than the cache (a task ring whose combined working set just exceeds 32 KiB),
-            LRU evicts each line just before its reuse and the FA cache misses on every access,
-            while a set-associative cache splits the loop over sets, and the sets that the loop
-            does not overfill keep their lines. There the FA figure is *not* a lower bound and SA
-            &minus; FA is negative: it says nothing about conflicts beyond "none measurable".
-            Cases with FA more than %d%% above SA and at least %d FA misses in this run:""",
-           100 * FA_NOTE_EXCESS, FA_NOTE_MIN)
-        exc = self.fa_exceptions()
-        if exc:
-            self.table(["case", "run", "cache", "region", "SA misses", "FA misses", "FA / SA"],
-                       [e + ("%.2f" % (e[5] / e[4] if e[4] else float("inf")),)
-                        for e in exc], "llllrrr")
-        else:
-            md("none.")
+            Median [range] over the layouts. LRU and PLRU: the set-associative cache with each
+            replacement policy (PLRU: tree-PLRU for power-of-two ways, else bit-PLRU; the L2 is
+            fed by the L1s' LRU misses under both). FA-LRU: a fully-associative LRU cache of the
+            same capacity, which is *not* a bound (LRU is not optimal: on a loop a little larger
+            than the cache it misses every access). MIN bound: Belady's optimal replacement on a
+            fully-associative cache of the same capacity, computed exactly over windows of %s
+            accesses, less the capacity once a window: no cache of that size, whatever its
+            placement, replacement or starting state, misses less. SA &minus; MIN therefore holds
+            conflict misses *and* replacement misses that no placement removes; under -smp 4 MIN
+            also ignores the invalidations of other vCPUs' stores, so there it is weaker still.""",
+           m.get("min_window", "?"))
+        for smp in self.smps:
+            for cache in CACHES:
+                md("### %s, -smp %d", cache, smp)
+                self.miss_table(smp, cache)
+        md("""## Under PLRU
+
+            The verdicts of defaults against off (all 9 cycle models) with every cache's LRU
+            misses replaced by its PLRU misses:""")
+        for smp in self.smps:
+            md("-smp %d:", smp)
+            self.plru_table(smp)
         md("## Determinism")
-        for name in self.repeats:
-            w("%s booted twice: the plugin outputs are %s." % (
-                name, "byte-identical" if same(self.boots, name) else "**different**"))
+        for n in self.repeats:
+            w("- %s booted twice: the plugin outputs are %s." % (
+                n, "byte-identical" if same(self.boots, n) else "**different**"))
         w()
-        md("## Misses by region")
-        for workload in ("ring", "messaging", "forkloop"):
-            md("### %s" % workload)
-            self.region_tables(workload)
+        md("""## Misses by region, layout 1, -smp %d
 
-        self.plot("all", results / "l1d-per-switch.png",
-                  "Ring: L1D misses per context switch (32K 8-way; dashed: FA bound)")
-        self.plot("stack-top", results / "l1d-stack-top-per-switch.png",
-                  "Ring: stack-top L1D misses per context switch (dashed: FA bound)")
+            L1D misses per event, LRU (FA-LRU in brackets), by the plugin's address regions
+            (bench/cachesim/README.md):""", self.smps[0])
+        self.table(["workload", "case"] + list(REGIONS.values()),
+                   [[p.label, c] + [p.sa_fa("L1D", r) for r in REGIONS]
+                    for i in range(len(self.labels)) for c in self.names
+                    for p in [self.boots[name(c, self.smps[0], 1)][i]]],
+                   "ll" + "r" * len(REGIONS))
+        md("Commands (paths relative to the project top):")
+        self.code("\n".join(self.run.commands))
+        for smp in self.smps:
+            self.plot(results / ("bench-cycles-smp%d.png" % smp), smp)
         self.write_md(results / "bench.md")
 
 
-def same(boots, name):
-    return boots[name].raw == boots[name + ".repeat"].raw and bool(boots[name].raw)
+def same(boots, n):
+    return boots[n].raw == boots[n + ".repeat"].raw and bool(boots[n].raw)
 
 
-def check_insns(run):
-    """Off against base, instructions per switch (every N pooled) and per fork;
-    per N and per message shown only.  A quick run's counts do not resolve
-    0.1% (a few extra switches or ticks move them by a percent): skipped."""
-    off, base = run.boots["kcolour-off"], run.boots["base"]
-    for p_off, p_base in zip(off, base):
-        if p_off.workload != "forkloop":
-            run.tap.diag("instructions per %s, %s: off %.1f, base %.1f, %+.3f%%" % (
-                p_off.unit[0], p_off.label, p_off.insns, p_base.insns,
-                pct(p_off.insns, p_base.insns)))
-    for workload, unit, pooled in (("ring", "switch", " (every N pooled)"),
-                                   ("forkloop", "fork", "")):
-        a, b = off.insns(workload), base.insns(workload)
+def check_phases(run, names):
+    """ab served every request; the MIN bound is never above LRU or PLRU."""
+    bad_web, bad_min = [], []
+    for n in names:
+        for p in run.boots[n]:
+            if p.workload == "web" and (p.info["failed"] or p.info["complete"] !=
+                                        p.info["requests"]):
+                bad_web.append("%s %s: %d of %d complete, %d failed" % (
+                    n, p.label, p.info["complete"], p.info["requests"], p.info["failed"]))
+            for cache in CACHES:
+                c = p.counts[(cache, "all")]
+                if c["min_bound"] > min(c["sa_miss"], c["plru_miss"]):
+                    bad_min.append("%s %s %s: MIN %d, LRU %d, PLRU %d" % (
+                        n, p.label, cache, c["min_bound"], c["sa_miss"], c["plru_miss"]))
+    webs = sum(p.workload == "web" for n in names for p in run.boots[n])
+    run.tap(webs > 0 and not bad_web, "web: ab served all requests, 0 failed (%d phases)" % webs,
+            bad_web[:10])
+    run.tap(not bad_min, "MIN bound <= LRU and PLRU misses in every phase and cache (%d boots)"
+            % len(names), bad_min[:10])
+
+
+def check_insns(run, layouts):
+    """Off against base, instructions per switch (every N pooled) and per
+    fork, -smp 1, the medians over the layouts.  A quick run's counts do not
+    resolve 0.1%: skipped."""
+    for workload, unit in (("ring", "switch"), ("forkloop", "fork")):
+        a, b = (statistics.median(run.boots[name(c, 1, lay)].insns(workload) for lay in layouts)
+                for c in ("off", "base"))
         d, limit = pct(a, b), 100 * INSN_TOLERANCE[workload]
-        run.tap(abs(d) <= limit, "instructions per %s, %s%s: off %.1f, base %.1f, %+.3f%% "
-                "(limit %.1f%%)" % (unit, workload, pooled, a, b, d, limit),
-                skip="quick counts do not resolve 0.1%" if run.quick else None)
+        run.tap(abs(d) <= limit, "instructions per %s, %s, -smp 1: off %.1f, base %.1f, %+.3f%% "
+                "(limit %.1f%%)" % (unit, workload, a, b, d, limit))
 
 
 def main():
     quick = bool(os.environ.get("QUICK"))
+    caches = probe_caches(facts.path("bench-dump"))
     run = Run("bench", "bench-quick" if quick else "full",
-              ROOT / "build/bench" / ("quick" if quick else "full"), 600 if quick else 2400)
+              ROOT / "build/bench" / ("quick" if quick else "full"), 900 if quick else 3600,
+              plugin_geometry(caches))
     cases = CASES[:2] if quick else CASES
-    run.image("test", "test" if quick else "bench")
-    if not quick:
-        run.image("base", "base")
-    # The repeat boots the same cases again by the other pool where there is one.
+    smps, layouts = (QUICK_SMPS, QUICK_LAYOUTS) if quick else (SMPS, LAYOUTS)
+    for key in sorted({k for _, k, _ in cases}):
+        run.image(key, key)
+    for k, v in (("dump", str(facts.path("bench-dump").relative_to(facts.path("fixtures")))),
+                 ("kargs", " ".join(KARGS)), ("guest", guest_versions())):
+        run.meta.setdefault(k, v)   # a replay keeps its run's
+    boots = [(name(c, s, lay), k, ("%s bench_layout=%d" % (a, lay)).strip(), s)
+             for c, k, a in cases for s in smps for lay in layouts]
+    # The deterministic defaults boot again, by the other job pool where
+    # there is one: the pools must give the same bytes as well.
+    repeats = [name("defaults", 1, 1)]
+    again = next(b for b in boots if b[0] == repeats[0])
     first = os.environ.get("KCOLOUR_POOL") or "builtin"
     pools = [first, "parallel" if first != "parallel" and shutil.which("parallel") else "builtin"]
-    run.boot("cases (%s pool)" % pools[0], cases, pools[0])
-    repeats = [n for n, _, _ in cases if quick or n == "kcolour-on"]
-    run.boot("repeat (%s pool)" % pools[1],
-             [(n + ".repeat", k, a) for n, k, a in cases if n in repeats], pools[1])
-    ok = run.check_boots([n for n, _, _ in cases] + [n + ".repeat" for n in repeats])
-    if ok and not quick:
-        check_insns(run)
-    on = same(run.boots, "kcolour-on")
-    run.tap(on, "determinism: two boots of kcolour-on gave %s plugin output"
-            % ("byte-identical" if on else "DIFFERENT"))
-    run.tap(all(same(run.boots, n) for n in repeats), "pools: %s booted by the built-in pool and "
-            "by GNU parallel gave byte-identical plugin outputs" % ", ".join(repeats),
-            ["%s differs" % n for n in repeats if not same(run.boots, n)],
-            skip="GNU parallel not installed (apt-get install parallel)"
-            if pools[0] == pools[1] else None)
-    return run.finish(Report(run, cases, repeats) if ok else None,
-                      run.work if quick else ROOT / "docs/results")
+    run.boot("cases (%s pool)" % pools[0], boots, pools[0])
+    run.boot("repeat (%s pool)" % pools[1], [(again[0] + ".repeat",) + again[1:]], pools[1])
+    ok = run.check_boots([b[0] for b in boots] + [r + ".repeat" for r in repeats])
+    if ok:
+        check_phases(run, [b[0] for b in boots])
+        if not quick:
+            check_insns(run, layouts)
+    for r in repeats:
+        run.tap(same(run.boots, r), "determinism: two boots of %s (%s, then %s pool) gave %s "
+                "plugin output" % (r, pools[0], pools[1], "byte-identical" if same(run.boots, r)
+                                   else "DIFFERENT"))
+    run.meta.setdefault("min_window", run.boots[boots[0][0]].config.get("min_window", "?"))
+    return run.finish(Report(run, cases, smps, layouts, repeats, caches, latency())
+                      if ok else None, run.work if quick else ROOT / "docs/results")
+
+
+def guest_versions():
+    """The Debian versions of the guest's real programs, for the report."""
+    out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}\\n", "lighttpd",
+                          "apache2-utils", "rt-tests", "libc6"], capture_output=True, text=True)
+    return ", ".join(out.stdout.split("\n")[:-1]) or "?"
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ REPORT_ONLY=1 boots nothing: it reads a work dir and writes the checks and the
 report again.
 """
 
+import json
 import os
 import re
 import shutil
@@ -27,7 +28,11 @@ CPU = "Skylake-Client"  # the plugin's default geometry is this model's
 # instructions per fork with ASLR, +0.24% without, +0.20% of it the balanced
 # scan (kcolour-cachesim profile=, bench/cachesim/profile-diff.py).
 KARGS = ["nokaslr", "norandmaps", "quiet"]
-WORKLOADS = ("ring", "messaging", "forkloop")
+# Each boot's first step: the seeded allocations of layout.c, the seed read
+# from the kernel command line (bench_layout=S; unknown to the kernel, which
+# hands it on to init).
+LAYOUT_STEP = "seed=$(sed -n 's/.*bench_layout=\\([0-9]*\\).*/\\1/p' /proc/cmdline)\n" \
+    "layout \"${seed:-0}\""
 CACHES = ("L1D", "L1I", "L2")
 # The plugin's regions, then their sum: the report's names.
 REGIONS = {"stack-top": "stack top", "stack-rest": "stack rest", "direct": "direct map",
@@ -35,7 +40,36 @@ REGIONS = {"stack-top": "stack top", "stack-rest": "stack rest", "direct": "dire
            "all": "all"}
 # Searched, not matched: the first line follows the firmware's escape codes
 # on the same console line ("...\x1b[2Jring tasks=2 ...").
-WORKLOAD_RE = re.compile(r"(ring|messaging|forkloop)((?: [a-z]+=-?[0-9]+)+)\s*$")
+WORKLOAD_RE = re.compile(r"(ring|messaging|forkloop|web|hackbench|layout)((?: [a-z]+=-?[0-9]+)+)"
+                         r"\s*$")
+UNITS = {"ring": ("switch", "switches"), "forkloop": ("fork", "forks"),
+         "messaging": ("message", "messages"), "hackbench": ("message", "messages"),
+         "web": ("request", "requests")}
+
+
+def guest_programs():
+    """The static guest programs bench/cachesim builds (bench/workloads)."""
+    return subprocess.run(["make", "-s", "-C", str(ROOT / "bench/cachesim"), "list-workloads"],
+                          capture_output=True, text=True, check=True).stdout.split()
+
+
+def probe_caches(dump):
+    """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump, as
+    kcolour-probe decodes it (the simulator models that CPU's caches)."""
+    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe"), "--cpuid-file", str(dump),
+                          "--no-sysfs", "--json"], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError("kcolour-probe --cpuid-file %s: %s" % (dump, out.stderr.strip()))
+    names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
+    return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])
+            for c in json.loads(out.stdout)["caches"] if (c["level"], c["type"]) in names}
+
+
+def plugin_geometry(caches):
+    """The plugin arguments that simulate caches (probe_caches())."""
+    return ",".join("%s_size=%d,%s_ways=%d,%s_line=%d" % (c.lower(), g[0], c.lower(), g[1],
+                                                          c.lower(), g[2])
+                    for c, g in sorted(caches.items()))
 
 
 def parse_kv(text):
@@ -52,12 +86,31 @@ class Phase:
         self.head = head        # the plugin's phase line (insns, complete)
         self.counts = counts    # (cache, region) -> {accesses, sa_miss, fa_miss}
         # The denominator of per-event figures: (name, count).
-        self.unit = {"ring": ("switch", info.get("switches")), "forkloop": (
-            "fork", info.get("forks"))}.get(workload, ("message", info.get("messages")))
+        self.unit = (UNITS[workload][0], info.get(UNITS[workload][1]))
 
     @property
     def label(self):
-        return "ring N=%d" % self.info["tasks"] if self.workload == "ring" else self.workload
+        i = self.info
+        if self.workload == "ring":
+            return "ring N=%d" % i["tasks"]
+        if self.workload == "web" and i["requests"] == 1:
+            return "web start-up (1 request)"
+        if self.workload == "web":
+            return "web c=%d %s" % (i["concurrency"], "keep-alive" if i["keepalive"] else "close")
+        if self.workload == "hackbench":
+            return "hackbench %s %s g=%d" % ("thread" if i["threads"] else "process",
+                                            "pipe" if i["pipes"] else "socket", i["groups"])
+        return self.workload
+
+    def minus(self, other):
+        """This phase less another of the same workload: every count and the
+        events (web: less the one-request run, ab's start-up)."""
+        key = UNITS[self.workload][1]
+        info = dict(self.info, **{key: self.info[key] - other.info[key]})
+        head = dict(self.head, insns=self.head["insns"] - other.head["insns"])
+        counts = {cr: {k: v - other.counts[cr].get(k, 0) if isinstance(v, int) else v
+                       for k, v in c.items()} for cr, c in self.counts.items()}
+        return Phase(self.workload, info, head, counts)
 
     def per(self, value):
         return value / self.unit[1]
@@ -97,6 +150,8 @@ class Boot(list):
         console = Path(str(stem) + ".log").read_text(errors="replace")
         self.lines = [(m.group(1), parse_kv(m.group(2))) for m in
                       map(WORKLOAD_RE.search, console.splitlines()) if m]
+        self.layout = next((kv for wl, kv in self.lines if wl == "layout"), {})
+        self.lines = [(wl, kv) for wl, kv in self.lines if wl != "layout"]
         super().__init__(Phase(wl, info, *self.phases[i])
                          for i, (wl, info) in enumerate(self.lines) if i in self.phases)
 
@@ -140,10 +195,16 @@ class Run:
         shutil.rmtree(self.work, ignore_errors=True)
         (self.work / "bin").mkdir(parents=True)
         self.make("bench/cachesim", "OUT=%s" % (self.work / "bin"), "all")
-        (self.work / "run.sh").write_text("set -e\n" + "".join(c + "\n" for c in self.want))
-        qemu.initramfs(self.work / "initramfs.cpio.gz",
-                       [(self.work / "bin" / w, "/bin/" + w) for w in WORKLOADS] +
-                       [(self.work / "run.sh", "/run.sh")])
+        (self.work / "run.sh").write_text("set -e\n. /bin/phases.sh\n%s\n" % LAYOUT_STEP +
+                                          "".join(c + "\n" for c in self.want))
+        try:
+            qemu.initramfs(self.work / "initramfs.cpio.gz",
+                           [(self.work / "bin" / w, "/bin/" + w) for w in guest_programs()] +
+                           [(ROOT / "bench/workloads/phases.sh", "/bin/phases.sh"),
+                            (self.work / "run.sh", "/run.sh")] +
+                           qemu.programs(p for p, in facts.rows("guest")))
+        except RuntimeError as e:
+            self.bail(str(e))
 
     def say(self, msg):
         print("[%s] %s" % (self.prog, msg), file=sys.stderr, flush=True)
@@ -182,17 +243,20 @@ class Run:
         read each; a boot that fails ends the run."""
         if not self.replay:
             self.run_boots(stage, cases, engine)
-        self.boots.update((n, Boot(self.work / n)) for n, _, _ in cases)
+        self.boots.update((c[0], Boot(self.work / c[0])) for c in cases)
         self.cases += cases
 
     def run_boots(self, stage, cases, engine):
+        # Several vCPUs hang under -icount (bench/cachesim/README.md, SMP):
+        # one TCG thread without it, on host time, so not repeatable.
         boots = [qemu.Boot(n, self.images[k], self.work / "initramfs.cpio.gz", self.work,
-                           model=CPU, timeout=self.timeout, args=KARGS + a.split(),
-                           deterministic=True, plugin=",".join(
+                           model=CPU if smp == 1 else CPU + ",-rdrand,-rdseed", smp=smp,
+                           timeout=self.timeout, args=KARGS + a.split(),
+                           deterministic=smp == 1, single_thread=smp > 1, plugin=",".join(
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,
                                              "out=%s" % (self.work / (n + ".txt"))])))
-                 for n, k, a in cases]
+                 for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
         start = time.time()
         self.say("%s: %d boots: %s" % (stage, len(boots), ", ".join(c[0] for c in cases)))
@@ -230,7 +294,7 @@ class Run:
 
     def finish(self, report, results):
         """cases, commands and meta into the work dir, the report, the plan."""
-        for f, text in (("cases", "".join("%s %s %s\n" % c for c in self.cases)),
+        for f, text in (("cases", "".join(" ".join(map(str, c)) + "\n" for c in self.cases)),
                         ("commands", "\n".join(self.commands) + "\n"),
                         ("meta", "".join("%s=%s\n" % kv for kv in self.meta.items()))):
             (self.work / f).write_text(text)
@@ -294,14 +358,16 @@ class Doc:
         Path(path).write_text("\n".join(self.out) + "\n")
 
 
-def plot_png(png, title, xlabel, ylabel, xs, pad, plots):
-    """A PNG line plot on a log2 x axis with a tick at each of xs (gnuplot)."""
+def plot_png(png, title, xlabel, ylabel, xs, pad, plots, extra=()):
+    """A PNG plot (gnuplot): on a log2 x axis with a tick at each of xs, or
+    where xs is None on the axis that the extra set commands give."""
+    axis = ["set logscale x 2", "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
+            "set xtics (%s)" % ", ".join(str(x) for x in xs)] if xs else []
     script = "\n".join([
         "set terminal pngcairo size 900,560 font ',11'", "set output '%s'" % png,
-        "set title '%s'" % title, "set xlabel '%s'" % xlabel, "set ylabel '%s'" % ylabel,
-        "set logscale x 2", "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
-        "set xtics (%s)" % ", ".join(str(x) for x in xs), "set yrange [0:*]", "set grid",
-        "set key outside right top", "plot " + ", ".join(plots)])
+        "set title '%s'" % title, "set xlabel '%s'" % xlabel, "set ylabel '%s'" % ylabel] +
+        axis + ["set yrange [0:*]", "set grid", "set key outside right top"] + list(extra) +
+        ["plot " + ", ".join(plots)])
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 

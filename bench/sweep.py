@@ -461,7 +461,7 @@ def falign_reports(run):
 
 def main():
     quick = bool(os.environ.get("QUICK"))
-    run = Run("bench-sweep", "sweep-quick" if quick else "full",
+    run = Run("bench-sweep", "sweep-quick" if quick else "sweep",
               ROOT / "build/bench" / ("sweep-quick" if quick else "sweep-full"),
               900 if quick else 2400, "l1d_extra=%s,l2_extra=%s" % (L1D_EXTRA, L2_EXTRA))
     results = run.work / "results" if quick else ROOT / "docs/results"

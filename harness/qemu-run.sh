@@ -7,13 +7,18 @@
 #
 # Environment:
 #   CPU=Skylake-Client  QEMU -cpu model (options allowed: "Conroe,level=2")
-#   SMP=2               virtual CPUs, one per socket: the test kernel has no
-#                       ACPI, and SeaBIOS's MP table lists one CPU per
-#                       package (a full -smp spec with ',' is passed as is)
+#   SMP=2               virtual CPUs (1 under DETERMINISTIC=1), one per
+#                       socket: the test kernel has no ACPI, and SeaBIOS's
+#                       MP table lists one CPU per package (a full -smp spec
+#                       with ',' is passed as is)
 #   MEM=512M            guest memory
 #   TIMEOUT=180         seconds before QEMU is killed
-#   DETERMINISTIC=1     -icount shift=0,sleep=off, fixed RTC, -smp 1 and
-#                       -cpu CPU,-rdrand,-rdseed (repeatable simulation runs)
+#   DETERMINISTIC=1     -icount shift=0,sleep=off, fixed RTC and
+#                       -cpu CPU,-rdrand,-rdseed (repeatable simulation runs;
+#                       under icount QEMU runs every vCPU in turn on one thread)
+#   SINGLE_THREAD=1     -accel tcg,thread=single: every vCPU on one host
+#                       thread, without icount's determinism (a plugin
+#                       with shared state and several vCPUs needs it)
 #   QEMU_ARGS="..."     more QEMU arguments (e.g. -plugin ...)
 #
 # Exit status: 0 when the initramfs printed "KCOLOUR-INIT-DONE rc=0";
@@ -23,7 +28,7 @@
 set -euo pipefail
 
 CPU=${CPU:-Skylake-Client}
-SMP=${SMP:-2}
+SMP=${SMP:-$([ "${DETERMINISTIC:-0}" = 1 ] && echo 1 || echo 2)}
 MEM=${MEM:-512M}
 TIMEOUT=${TIMEOUT:-180}
 MARKER=KCOLOUR-INIT-DONE
@@ -38,11 +43,12 @@ qemu_args() {
 	local -a det=()
 	if [ "${DETERMINISTIC:-0}" = 1 ]; then
 		cpu=$cpu,-rdrand,-rdseed
-		smp=1
 		# shellcheck disable=SC2054 # the commas are QEMU's
 		det=(-icount shift=0,sleep=off -rtc clock=vm,base=2020-01-01T00:00:00)
 	fi
-	printf '%s\n' -accel tcg -m "$MEM" -smp "$smp" -cpu "$cpu" "${det[@]}" \
+	local accel=tcg
+	[ "${SINGLE_THREAD:-0}" = 1 ] && accel=tcg,thread=single
+	printf '%s\n' -accel "$accel" -m "$MEM" -smp "$smp" -cpu "$cpu" "${det[@]}" \
 		-nographic -no-reboot -nic none
 }
 

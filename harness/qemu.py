@@ -39,10 +39,11 @@ class Boot:
     """One QEMU run of IMAGE (a kernel.Image or a bzImage path)."""
 
     def __init__(self, name, image, initramfs, out, model="Skylake-Client", smp=1, mem="512M",
-                 timeout=600, args=(), plugin=None, deterministic=False):
+                 timeout=600, args=(), plugin=None, deterministic=False, single_thread=False):
         self.name, self.image, self.initramfs, self.out = name, image, initramfs, Path(out)
         self.model, self.smp, self.mem, self.timeout = model, smp, mem, timeout
         self.args, self.plugin, self.deterministic = list(args), plugin, deterministic
+        self.single_thread = single_thread
         self.file = self.out / safe(name)
 
     def env(self):
@@ -50,6 +51,8 @@ class Boot:
                "TIMEOUT": str(self.timeout)}
         if self.deterministic:
             env["DETERMINISTIC"] = "1"
+        if self.single_thread:
+            env["SINGLE_THREAD"] = "1"
         if self.plugin:
             env["QEMU_ARGS"] = "-plugin " + self.plugin
         return env
@@ -195,6 +198,35 @@ def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_bytes(gzip.compress(data, 9, mtime=0))
     return Path(out)
+
+
+def programs(paths):
+    """(SRC, DEST) of each host file or directory in paths and, for each ELF
+    program or library among them, of every shared library ldd names (the
+    dynamic loader too), at the same paths in the guest.  ldd does not see
+    what a program loads at run time (NSS modules, lighttpd's mod_*.so):
+    name those in paths."""
+    out, seen = [], set()
+
+    def add(path):
+        path = Path(path)
+        if path in seen:
+            return
+        seen.add(path)
+        if not path.exists():
+            raise RuntimeError("initramfs: %s does not exist (make deps)" % path)
+        out.append((path.resolve(), path))
+        files = sorted(path.rglob("*.so*")) if path.is_dir() else [path]
+        for f in files:
+            if f != path:
+                seen.add(f)
+            ldd = subprocess.run(["ldd", str(f)], capture_output=True, text=True)
+            for lib in re.findall(r"(?:=> )?(/\S+) \(0x", ldd.stdout):
+                add(lib)
+
+    for p in paths:
+        add(p)
+    return out
 
 
 def say(prog, msg, start=None):

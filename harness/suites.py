@@ -55,6 +55,7 @@ def suites(full):
         # The cache simulator bench and the sweep, reduced (make bench and
         # make bench-sweep run them whole); perf-ab's parsing and statistics
         # on canned perf stat output, and its run here (no counters on a VM).
+        ("bench-unit", [PY, "bench/tests/test-bench.py"]),
         ("bench-quick", [PY, "bench/bench.py"], {"QUICK": "1"}),
         ("bench-sweep-quick", [PY, "bench/sweep.py"], {"QUICK": "1"}),
         ("perf-ab-unit", [PY, "bench/tests/test-perfab.py"]),

@@ -20,6 +20,8 @@ PACKAGES=(
 	gcc-multilib libc6-dev-i386 libcap-dev
 	# plots
 	gnuplot-nox
+	# the bench's real programs, copied into its guest (facts.tsv's guest lines)
+	lighttpd apache2-utils rt-tests
 )
 
 missing=()
@@ -37,6 +39,15 @@ echo "deps: installing ${missing[*]}"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+# lighttpd is only copied into the bench's guest: keep its package from
+# starting a server on this host (policy-rc.d, Debian's switch for that),
+# unless the machine already has a policy of its own.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\n# kcolour make deps: start no services\nexit 101\n' |
+		$SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod 755 /usr/sbin/policy-rc.d
+	trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 # A fresh machine has no package lists yet; refresh them once, quietly.
 if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
 	echo "deps: refreshing package lists"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kcolour-cachesim: a QEMU TCG plugin (API version 1, QEMU 7.2) that
- * simulates L1D, L1I and L2 of one x86_64 guest CPU and counts accesses and
- * misses per address region, to see where kernel stack colouring removes
- * conflict misses.
+ * simulates L1D, L1I and L2 of each x86_64 guest CPU and counts accesses
+ * and misses per address region, to see where kernel stack colouring
+ * removes conflict misses.
  *
  *   L1D  every guest load/store, on the guest virtual address (a VIPT L1
  *        with a 4 KiB way indexes by page offset, the same in both);
@@ -21,7 +21,21 @@
  *
  * Each cache runs beside a fully-associative LRU cache of the same size
  * (cachesim.c); set-associative minus fully-associative misses are the
- * conflict misses.  No writebacks, no prefetch, no inclusion, no TLBs.
+ * conflict misses.  A set-associative PLRU copy of each sees the same
+ * accesses (L2 is still fed by the LRU L1s' misses).  No writebacks, no
+ * prefetch, no inclusion, no TLBs.
+ *
+ * For the primaries, each phase's access stream is also recorded in
+ * windows of min_window= accesses and run through Belady's MIN at each
+ * window's end (cachesim.c): min_bound is a true lower bound on the misses
+ * of any cache of that capacity (README.md).
+ *
+ * SMP: each vCPU has its own hierarchy, indexed by the callbacks'
+ * vcpu_index, and counts add up over vCPUs.  A store invalidates its line
+ * in the other vCPUs' L1D (kernel addresses) and L2.  Nothing here is
+ * locked: with -icount, QEMU 7.2 runs all vCPUs round-robin on one thread,
+ * so callbacks never run concurrently; qemu_plugin_install() refuses more
+ * than one vCPU without -icount, where MTTCG would run them in parallel.
  *
  * Region attribution is by virtual address only (API v1 cannot read
  * registers), for a guest booted with nokaslr on 4-level paging:
@@ -108,13 +122,23 @@ enum extra_level { X_L1D, X_L2, NR_XLEVELS };
 
 static const enum cache_id xlevel_cache[NR_XLEVELS] = { C_L1D, C_L2 };
 
+/* An extra geometry; each vCPU has its own cache of it (struct cpu). */
 struct extra {
-	struct cs_cache *cache;
 	struct cs_geom geom;	/* line 0 until resolved: the primary's line */
 	unsigned int shift;
-	uint64_t last_line;	/* L1D: the line of the latest access */
 	char name[64];		/* e.g. L1D-48K-12w, L2-256K-4w-128B */
 };
+
+/* One vCPU's caches. */
+struct cpu {
+	struct cs_cache *cache[NR_CACHES];
+	struct cs_cache *xcache[NR_XLEVELS][MAX_EXTRA];
+	uint64_t xlast[MAX_EXTRA];	/* L1D extras: the line of the latest access */
+	struct cs_min_window min[NR_CACHES];	/* the primaries' MIN windows */
+};
+
+#define DEFAULT_MIN_WINDOW	(2u << 20)
+#define MAX_MIN_WINDOW		(1u << 30)
 
 /* One translation block's profile counts in the current phase. */
 struct tb_prof {
@@ -128,9 +152,31 @@ struct prof_rec {
 	uint64_t pc, insns, execs;
 };
 
+/*
+ * Where a phase's hot memory lies, to compare boots (the bench's layouts):
+ * the L2 set of the first stack-top line touched in each 16 KiB stack
+ * block, blocks in first-touch order, and a bottom-k sketch of the
+ * physical direct-map lines touched (the k smallest hashes; two sketches
+ * estimate the overlap of two boots' line sets).  Set indices and hashes
+ * only: no address leaves the plugin.
+ */
+#define PLACED_STACKS	128
+#define STACK_SLOTS	256	/* an open-addressed set of blocks seen */
+#define SKETCH_K	64
+
+struct placement {
+	uint64_t block[STACK_SLOTS];	/* vaddr / THREAD_SIZE + 1, 0 empty */
+	uint32_t stack_set[PLACED_STACKS];
+	unsigned int nr_stacks;
+	uint64_t sketch[SKETCH_K];	/* ascending */
+	unsigned int nr_sketch;
+};
+
 struct phase {
 	struct cs_counts c[NR_CACHES][NR_REGIONS];
+	struct placement place;
 	struct cs_counts x[NR_XLEVELS][MAX_EXTRA][NR_REGIONS];
+	uint64_t min_bound[NR_CACHES];	/* sum of max(0, MIN misses - lines) a window */
 	uint64_t insns[NR_REGIONS];
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
 	struct prof_rec *prof;	/* profile=: the phase's touched TBs */
@@ -167,10 +213,12 @@ struct arena_chunk {
 
 static struct {
 	struct cs_geom geom[NR_CACHES];
-	struct cs_cache *cache[NR_CACHES];
-	unsigned int l1d_shift, l1i_shift;
+	unsigned int l1d_shift, l1i_shift, l2_shift;
 	struct extra extra[NR_XLEVELS][MAX_EXTRA];
 	unsigned int nr_extra[NR_XLEVELS];
+	struct cpu *cpu;	/* [nr_cpus], by vcpu_index */
+	unsigned int nr_cpus;
+	uint64_t min_window;
 	uint64_t stack_top, text_start, text_end, data_start, data_end;
 	FILE *out;
 	const char *out_path;
@@ -210,6 +258,7 @@ static struct {
 		[C_L2] = { 4194304, 16, 64 },
 	},
 	.stack_top = 2048,
+	.min_window = DEFAULT_MIN_WINDOW,
 	.text_start = 0xffffffff81000000ull,
 	.text_end = 0xffffffff82200000ull,
 	.data_end = MODULES_START,
@@ -247,7 +296,36 @@ static struct cs_counts *xcounts(struct phase *ph, enum extra_level l,
 	return ph ? &ph->x[l][i][r] : NULL;
 }
 
-static void l2_access(struct phase *ph, enum region r, int known, uint64_t ram)
+static struct cpu *vcpu_of(unsigned int vcpu)
+{
+	if (unlikely(vcpu >= sim.nr_cpus)) {
+		fprintf(stderr, "kcolour-cachesim: vCPU %u, but only %u at start (hotplug?)\n",
+			vcpu, sim.nr_cpus);
+		exit(1);
+	}
+	return &sim.cpu[vcpu];
+}
+
+/* A primary's MIN window is full, or the phase ends: MIN into the phase. */
+static void min_flush(struct cpu *cpu, enum cache_id c)
+{
+	if (cs_min_flush(&cpu->min[c], sim.cur.c[c], &sim.cur.min_bound[c])) {
+		fprintf(stderr, "kcolour-cachesim: out of memory for MIN over %s\n",
+			cache_name[c]);
+		exit(1);
+	}
+}
+
+/* Record a primary's access for MIN (only inside a phase). */
+static inline void min_add(struct cpu *cpu, struct phase *ph, enum cache_id c,
+			   uint64_t line, enum region r)
+{
+	if (ph && cs_min_add(&cpu->min[c], line, r))
+		min_flush(cpu, c);
+}
+
+static void l2_access(struct cpu *cpu, struct phase *ph, enum region r, int known,
+		      uint64_t ram)
 {
 	unsigned int i;
 
@@ -256,14 +334,15 @@ static void l2_access(struct phase *ph, enum region r, int known, uint64_t ram)
 			ph->l2_unresolved++;
 		return;
 	}
-	cs_access(sim.cache[C_L2], ram, counts(ph, C_L2, r));
+	cs_access(cpu->cache[C_L2], ram, counts(ph, C_L2, r));
+	min_add(cpu, ph, C_L2, ram >> sim.l2_shift, r);
 	for (i = 0; i < sim.nr_extra[X_L2]; i++)
-		cs_access(sim.extra[X_L2][i].cache, ram, xcounts(ph, X_L2, i, r));
+		cs_access(cpu->xcache[X_L2][i], ram, xcounts(ph, X_L2, i, r));
 }
 
 /* The same access as the primary L1D, split at each extra's own lines. */
-static void l1d_extra_access(struct phase *ph, enum region r, uint64_t vaddr,
-			     uint64_t size)
+static void l1d_extra_access(struct cpu *cpu, struct phase *ph, enum region r,
+			     uint64_t vaddr, uint64_t size)
 {
 	unsigned int i;
 
@@ -275,18 +354,69 @@ static void l1d_extra_access(struct phase *ph, enum region r, uint64_t vaddr,
 
 		for (; line <= last; line++) {
 			/*
-			 * The MRU line again hits in both LRU caches and
-			 * changes nothing: count it without the call, the
-			 * commonest case on this hot path.
+			 * The MRU line again hits in all copies and changes
+			 * nothing: count it without the call, the commonest
+			 * case on this hot path.
 			 */
-			if (line == x->last_line) {
+			if (line == cpu->xlast[i]) {
 				if (k)
 					k->accesses++;
 				continue;
 			}
-			x->last_line = line;
-			cs_access(x->cache, line << x->shift, k);
+			cpu->xlast[i] = line;
+			cs_access(cpu->xcache[X_L1D][i], line << x->shift, k);
 		}
+	}
+}
+
+/* Invalidate the lines of [first, last] in c; count those the LRU copy held. */
+static void inval_range(struct cs_cache *c, uint64_t first, uint64_t last,
+			struct cs_counts *k)
+{
+	unsigned int shift = cs_line_shift(c);
+	uint64_t line;
+
+	for (line = first >> shift; line <= last >> shift; line++)
+		if (cs_invalidate(c, line << shift) && k)
+			k->inval++;
+}
+
+/*
+ * Write-invalidate: a store by vCPU v removes its lines from every other
+ * vCPU's L2 (physical: the part on the first byte's page, whose address is
+ * known) and, for kernel addresses, L1D, with their extras.  The L1Ds are
+ * tagged by virtual address, and user addresses name different memory in
+ * different processes (a forked ring shares one layout), so a user store
+ * invalidates no other L1D.  MIN sees no invalidation.
+ */
+static void invalidate_others(unsigned int v, struct phase *ph, enum region r,
+			      uint64_t vaddr, uint64_t size, uint64_t ram)
+{
+	uint64_t on_page = PAGE_SIZE - (vaddr & ~PAGE_MASK);
+	uint64_t ram_last = ram + (size < on_page ? size : on_page) - 1;
+	uint64_t vlast = vaddr + size - 1;
+	unsigned int u, i;
+
+	for (u = 0; u < sim.nr_cpus; u++) {
+		struct cpu *cpu = &sim.cpu[u];
+
+		if (u == v)
+			continue;
+		if (vaddr >= USER_END) {
+			inval_range(cpu->cache[C_L1D], vaddr, vlast, counts(ph, C_L1D, r));
+			for (i = 0; i < sim.nr_extra[X_L1D]; i++) {
+				unsigned int s = sim.extra[X_L1D][i].shift;
+
+				inval_range(cpu->xcache[X_L1D][i], vaddr, vlast,
+					    xcounts(ph, X_L1D, i, r));
+				/* The MRU shortcut must not hit a removed line. */
+				if (cpu->xlast[i] >= vaddr >> s && cpu->xlast[i] <= vlast >> s)
+					cpu->xlast[i] = UINT64_MAX;
+			}
+		}
+		inval_range(cpu->cache[C_L2], ram, ram_last, counts(ph, C_L2, r));
+		for (i = 0; i < sim.nr_extra[X_L2]; i++)
+			inval_range(cpu->xcache[X_L2][i], ram, ram_last, xcounts(ph, X_L2, i, r));
 	}
 }
 
@@ -324,9 +454,21 @@ static void prof_flush(struct phase *ph)
 	prof_discard();
 }
 
+/* Every vCPU's MIN windows into the current phase, in vCPU order. */
+static void min_flush_all(void)
+{
+	unsigned int u, c;
+
+	for (u = 0; u < sim.nr_cpus; u++)
+		for (c = 0; c < NR_CACHES; c++)
+			min_flush(&sim.cpu[u], c);
+}
+
+/* A marker store, from any vCPU, opens or closes the phase for all. */
 static void marker_store(uint64_t vaddr)
 {
 	struct phase *p;
+	unsigned int u, c;
 
 	switch (vaddr - KCOLOUR_MARKER_ADDR) {
 	case KCOLOUR_MARKER_START:
@@ -334,11 +476,15 @@ static void marker_store(uint64_t vaddr)
 		free(sim.cur.prof);
 		memset(&sim.cur, 0, sizeof(sim.cur));
 		prof_discard();
+		for (u = 0; u < sim.nr_cpus; u++)
+			for (c = 0; c < NR_CACHES; c++)
+				cs_min_reset(&sim.cpu[u].min[c]);
 		sim.counting = 1;
 		break;
 	case KCOLOUR_MARKER_STOP:
 		if (!sim.counting)
 			break;
+		min_flush_all();
 		if (sim.prof_path)
 			prof_flush(&sim.cur);
 		p = realloc(sim.phases, (sim.nr_phases + 1) * sizeof(*p));
@@ -355,15 +501,57 @@ static void marker_store(uint64_t vaddr)
 	}
 }
 
+static void place_stack(struct placement *pl, uint64_t vaddr, uint64_t phys)
+{
+	uint64_t block = vaddr / THREAD_SIZE + 1;
+	unsigned int i = (unsigned int)(block * 0x9e3779b97f4a7c15ull >> 56);
+
+	for (; pl->block[i % STACK_SLOTS]; i++)
+		if (pl->block[i % STACK_SLOTS] == block)
+			return;
+	if (pl->nr_stacks == PLACED_STACKS)
+		return;
+	pl->block[i % STACK_SLOTS] = block;
+	pl->stack_set[pl->nr_stacks++] = (uint32_t)((phys >> sim.l2_shift) &
+						    (sim.geom[C_L2].size / sim.geom[C_L2].ways /
+						     sim.geom[C_L2].line - 1));
+}
+
+/* splitmix64's finaliser: a well-mixed 64-bit hash of a line number. */
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static void place_direct(struct placement *pl, uint64_t phys)
+{
+	uint64_t h = mix64(phys >> sim.l2_shift);
+	unsigned int i;
+
+	if (pl->nr_sketch == SKETCH_K && h >= pl->sketch[SKETCH_K - 1])
+		return;
+	for (i = 0; i < pl->nr_sketch && pl->sketch[i] < h; i++)
+		;
+	if (i < pl->nr_sketch && pl->sketch[i] == h)
+		return;
+	if (pl->nr_sketch < SKETCH_K)
+		pl->nr_sketch++;
+	memmove(&pl->sketch[i + 1], &pl->sketch[i],
+		(pl->nr_sketch - 1 - i) * sizeof(pl->sketch[0]));
+	pl->sketch[i] = h;
+}
+
 static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		       uint64_t vaddr, void *udata)
 {
+	struct cpu *cpu = vcpu_of(vcpu);
 	struct qemu_plugin_hwaddr *hw;
 	uint64_t ram, line, last, size;
 	struct phase *ph;
 	enum region r;
 
-	(void)vcpu;
 	(void)udata;
 	if (unlikely((vaddr & PAGE_MASK) == KCOLOUR_MARKER_ADDR) &&
 	    qemu_plugin_mem_is_store(info))
@@ -380,23 +568,31 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 
 	ph = counting_phase();
 	r = classify(vaddr);
+	if (ph && r == R_STACK_TOP)
+		place_stack(&ph->place, vaddr, qemu_plugin_hwaddr_phys_addr(hw));
+	else if (ph && r == R_DIRECT)
+		place_direct(&ph->place, qemu_plugin_hwaddr_phys_addr(hw));
 	size = 1ull << qemu_plugin_mem_size_shift(info);
 	last = (vaddr + size - 1) >> sim.l1d_shift;
 	for (line = vaddr >> sim.l1d_shift; line <= last; line++) {
 		uint64_t lv = line << sim.l1d_shift;
+		unsigned int res = cs_access(cpu->cache[C_L1D], lv, counts(ph, C_L1D, r));
 
-		if (!(cs_access(sim.cache[C_L1D], lv, counts(ph, C_L1D, r)) & CS_SA_MISS))
+		min_add(cpu, ph, C_L1D, line, r);
+		if (!(res & CS_SA_MISS))
 			continue;
 		/* The physical address is known only on the first byte's page. */
 		if (lv > vaddr && (lv & PAGE_MASK) != (vaddr & PAGE_MASK)) {
-			l2_access(ph, r, 0, 0);
+			l2_access(cpu, ph, r, 0, 0);
 			continue;
 		}
 		ram = qemu_plugin_hwaddr_phys_addr(hw);
-		l2_access(ph, r, 1, lv > vaddr ? ram + (lv - vaddr) : ram);
+		l2_access(cpu, ph, r, 1, lv > vaddr ? ram + (lv - vaddr) : ram);
 	}
 	if (sim.nr_extra[X_L1D])
-		l1d_extra_access(ph, r, vaddr, size);
+		l1d_extra_access(cpu, ph, r, vaddr, size);
+	if (sim.nr_cpus > 1 && qemu_plugin_mem_is_store(info))
+		invalidate_others(vcpu, ph, r, vaddr, size, qemu_plugin_hwaddr_phys_addr(hw));
 }
 
 /* The RAM offset of an instruction line, from its host address. */
@@ -408,7 +604,8 @@ static int host_to_ram(uintptr_t host, uint64_t *ram)
 	return 1;
 }
 
-static inline void fetch_run_exec(const struct fetch_run *run, struct phase *ph)
+static inline void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run,
+				  struct phase *ph)
 {
 	enum region r = run->region;
 	unsigned int i;
@@ -421,19 +618,20 @@ static inline void fetch_run_exec(const struct fetch_run *run, struct phase *ph)
 	}
 	for (i = 0; i < run->nr_lines; i++) {
 		uint64_t lv = run->line_vaddr + ((uint64_t)i << sim.l1i_shift);
+		unsigned int res = cs_access(cpu->cache[C_L1I], lv, counts(ph, C_L1I, r));
 
-		if (cs_access(sim.cache[C_L1I], lv, counts(ph, C_L1I, r)) & CS_SA_MISS) {
+		min_add(cpu, ph, C_L1I, lv >> sim.l1i_shift, r);
+		if (res & CS_SA_MISS) {
 			int known = host_to_ram(run->host[i], &ram);
 
-			l2_access(ph, r, known, ram);
+			l2_access(cpu, ph, r, known, ram);
 		}
 	}
 }
 
 static void fetch_exec(unsigned int vcpu, void *udata)
 {
-	(void)vcpu;
-	fetch_run_exec(udata, counting_phase());
+	fetch_run_exec(vcpu_of(vcpu), udata, counting_phase());
 }
 
 /* fetch_exec() with profile=: a separate callback keeps the other free. */
@@ -443,8 +641,7 @@ static void fetch_exec_prof(unsigned int vcpu, void *udata)
 	struct phase *ph = counting_phase();
 	struct tb_prof *t = run->prof;
 
-	(void)vcpu;
-	fetch_run_exec(run, ph);
+	fetch_run_exec(vcpu_of(vcpu), run, ph);
 	if (!ph)
 		return;
 	if (!t->touched) {
@@ -537,8 +734,12 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 }
 
-/* One cache's lines of a phase: every region, then region=all. */
-static void print_cache(size_t idx, const char *name, const struct cs_counts *k)
+/*
+ * One cache's lines of a phase: every region, then region=all.  min_bound
+ * is NULL for the extras, which have no MIN: no min_miss, no min_bound.
+ */
+static void print_cache(size_t idx, const char *name, const struct cs_counts *k,
+			const uint64_t *min_bound)
 {
 	struct cs_counts sum = { 0 };
 	int r;
@@ -547,15 +748,38 @@ static void print_cache(size_t idx, const char *name, const struct cs_counts *k)
 		const struct cs_counts *n = r < NR_REGIONS ? &k[r] : &sum;
 
 		fprintf(sim.out, "cachesim phase=%zu cache=%s region=%s accesses=%" PRIu64
-			" sa_miss=%" PRIu64 " fa_miss=%" PRIu64 "\n",
+			" sa_miss=%" PRIu64 " fa_miss=%" PRIu64 " plru_miss=%" PRIu64,
 			idx, name, r < NR_REGIONS ? region_name[r] : "all",
-			n->accesses, n->sa_miss, n->fa_miss);
+			n->accesses, n->sa_miss, n->fa_miss, n->plru_miss);
+		if (min_bound)
+			fprintf(sim.out, " min_miss=%" PRIu64, n->min_miss);
+		fprintf(sim.out, " inval=%" PRIu64, n->inval);
+		if (min_bound && r == NR_REGIONS)
+			fprintf(sim.out, " min_bound=%" PRIu64, *min_bound);
+		fputc('\n', sim.out);
 		if (r < NR_REGIONS) {
 			sum.accesses += n->accesses;
 			sum.sa_miss += n->sa_miss;
 			sum.fa_miss += n->fa_miss;
+			sum.plru_miss += n->plru_miss;
+			sum.min_miss += n->min_miss;
+			sum.inval += n->inval;
 		}
 	}
+}
+
+static void print_placement(size_t idx, const struct placement *pl)
+{
+	unsigned int i;
+
+	fprintf(sim.out, "cachesim phase=%zu stacks=%u stack_l2_sets=", idx,
+		pl->nr_stacks);
+	for (i = 0; i < pl->nr_stacks; i++)
+		fprintf(sim.out, "%s%" PRIu32, i ? "," : "", pl->stack_set[i]);
+	fprintf(sim.out, "%s direct_sketch=", pl->nr_stacks ? "" : "-");
+	for (i = 0; i < pl->nr_sketch; i++)
+		fprintf(sim.out, "%s%016" PRIx64, i ? "," : "", pl->sketch[i]);
+	fprintf(sim.out, "%s\n", pl->nr_sketch ? "" : "-");
 }
 
 static void print_phase(size_t idx, const struct phase *ph, int complete)
@@ -574,10 +798,11 @@ static void print_phase(size_t idx, const struct phase *ph, int complete)
 		 total - ph->insns[R_USER] - ph->insns[R_KTEXT], ph->l2_unresolved);
 	fputs(line, sim.out);
 	for (c = 0; c < NR_CACHES; c++)
-		print_cache(idx, cache_name[c], ph->c[c]);
+		print_cache(idx, cache_name[c], ph->c[c], &ph->min_bound[c]);
+	print_placement(idx, &ph->place);
 	for (l = 0; l < NR_XLEVELS; l++)
 		for (i = 0; i < sim.nr_extra[l]; i++)
-			print_cache(idx, sim.extra[l][i].name, ph->x[l][i]);
+			print_cache(idx, sim.extra[l][i].name, ph->x[l][i], NULL);
 }
 
 static int prof_cmp(const void *a, const void *b)
@@ -611,12 +836,15 @@ static void print_profile(size_t idx, struct phase *ph)
 static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	struct arena_chunk *ch;
-	unsigned int l, x;
+	unsigned int l, x, u;
 	size_t i;
 	int c;
 
 	(void)id;
 	(void)udata;
+	/* An open phase is reported with its windows so far. */
+	if (sim.counting)
+		min_flush_all();
 	fprintf(sim.out, "cachesim config target=%s api=%d..%d vcpus=%d", sim.target,
 		sim.api_min, sim.api_cur, sim.vcpus);
 	for (c = 0; c < NR_CACHES; c++)
@@ -632,9 +860,14 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 				g->size, g->ways, g->line);
 		}
 	fprintf(sim.out, " stack_top=%" PRIu64 " text=0x%" PRIx64 "-0x%" PRIx64
-		" data=0x%" PRIx64 "-0x%" PRIx64 " phases=%zu ram_calibrated=%d\n",
+		" data=0x%" PRIx64 "-0x%" PRIx64 " phases=%zu ram_calibrated=%d",
 		sim.stack_top, sim.text_start, sim.text_end, sim.data_start, sim.data_end,
 		sim.nr_phases, sim.have_kimage_host && sim.have_kimage_ram);
+	fprintf(sim.out, " min_window=%" PRIu64 " plru=", sim.min_window);
+	for (c = 0; c < NR_CACHES; c++)
+		fprintf(sim.out, "%s%s", c ? "/" : "",
+			cs_plru_kind(sim.cpu[0].cache[c]) == CS_PLRU_TREE ? "tree" : "bit");
+	fputc('\n', sim.out);
 	for (i = 0; i < sim.nr_phases; i++)
 		print_phase(i, &sim.phases[i], 1);
 	if (sim.counting)
@@ -656,11 +889,16 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		qemu_plugin_outs(sim.outs_buf);
 	free(sim.outs_buf);
 
-	for (c = 0; c < NR_CACHES; c++)
-		cs_cache_free(sim.cache[c]);
-	for (l = 0; l < NR_XLEVELS; l++)
-		for (x = 0; x < sim.nr_extra[l]; x++)
-			cs_cache_free(sim.extra[l][x].cache);
+	for (u = 0; u < sim.nr_cpus; u++) {
+		for (c = 0; c < NR_CACHES; c++) {
+			cs_cache_free(sim.cpu[u].cache[c]);
+			cs_min_free(&sim.cpu[u].min[c]);
+		}
+		for (l = 0; l < NR_XLEVELS; l++)
+			for (x = 0; x < sim.nr_extra[l]; x++)
+				cs_cache_free(sim.cpu[u].xcache[l][x]);
+	}
+	free(sim.cpu);
 	while ((ch = sim.arena)) {
 		sim.arena = ch->next;
 		free(ch);
@@ -797,6 +1035,9 @@ static int parse_arg(const char *arg)
 			return -1;
 		return 0;
 	}
+	if (!strncmp(arg, "min_window=", klen + 1))
+		return parse_size(val, &sim.min_window) || !sim.min_window ||
+		       sim.min_window > MAX_MIN_WINDOW ? -1 : 0;
 	if (!strncmp(arg, "stack_top=", klen + 1))
 		return parse_size(val, &sim.stack_top) || !sim.stack_top ||
 		       sim.stack_top > THREAD_SIZE ? -1 : 0;
@@ -826,7 +1067,7 @@ static void size_str(char *buf, size_t len, uint64_t v)
 		snprintf(buf, len, "%" PRIu64, v);
 }
 
-/* Create the extra caches of a level and name them after their geometry. */
+/* Check the extra geometries of a level and name them after their geometry. */
 static int setup_extras(enum extra_level l)
 {
 	const char *level = cache_name[xlevel_cache[l]];
@@ -840,14 +1081,12 @@ static int setup_extras(enum extra_level l)
 
 		if (!g->line)
 			g->line = sim.geom[xlevel_cache[l]].line;
-		x->cache = cs_cache_new(g, err, sizeof(err));
-		if (!x->cache) {
+		if (cs_geom_check(g, err, sizeof(err))) {
 			fprintf(stderr, "kcolour-cachesim: %s extra geometry %u (%" PRIu64 ":%u:%u): %s\n",
 				level, i + 1, g->size, g->ways, g->line, err);
 			return -1;
 		}
-		x->shift = cs_line_shift(x->cache);
-		x->last_line = UINT64_MAX;
+		x->shift = __builtin_ctz(g->line);
 		size_str(size, sizeof(size), g->size);
 		n = snprintf(x->name, sizeof(x->name), "%s-%s-%uw", level, size, g->ways);
 		/* The line only when it is not the usual 64 bytes. */
@@ -870,13 +1109,72 @@ static const char usage[] =
 	"l1i_size=32K,l1i_ways=8,l1i_line=64,l2_size=4M,l2_ways=16,l2_line=64,"
 	"stack_top=2048,text=ffffffff81000000-ffffffff82200000,"
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
-	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,profile=PATH\n";
+	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,profile=PATH,min_window=2M\n";
+
+/* One vCPU's caches and MIN windows.  0, or -1 after a message. */
+static int setup_cpu(struct cpu *cpu)
+{
+	char err[256];
+	unsigned int l, i;
+	int c;
+
+	for (c = 0; c < NR_CACHES; c++) {
+		cpu->cache[c] = cs_cache_new(&sim.geom[c], err, sizeof(err));
+		if (!cpu->cache[c]) {
+			fprintf(stderr, "kcolour-cachesim: %s: %s\n", cache_name[c], err);
+			return -1;
+		}
+		if (cs_min_init(&cpu->min[c], sim.min_window, cs_lines(cpu->cache[c]))) {
+			fprintf(stderr, "kcolour-cachesim: out of memory for a MIN window of %" PRIu64
+				" accesses\n", sim.min_window);
+			return -1;
+		}
+	}
+	for (l = 0; l < NR_XLEVELS; l++) {
+		for (i = 0; i < sim.nr_extra[l]; i++) {
+			cpu->xcache[l][i] = cs_cache_new(&sim.extra[l][i].geom, err, sizeof(err));
+			if (!cpu->xcache[l][i]) {
+				fprintf(stderr, "kcolour-cachesim: %s: %s\n",
+					sim.extra[l][i].name, err);
+				return -1;
+			}
+		}
+	}
+	for (i = 0; i < MAX_EXTRA; i++)
+		cpu->xlast[i] = UINT64_MAX;
+	return 0;
+}
+
+/*
+ * Whether QEMU runs every vCPU on one thread, from its command line: the v1
+ * API does not tell.  QEMU 7.2 does so with -icount (also with
+ * thread=multi) and with -accel tcg,thread=single; otherwise TCG is
+ * multi-threaded (MTTCG).
+ */
+static int one_tcg_thread(void)
+{
+	char buf[16384];
+	FILE *f = fopen("/proc/self/cmdline", "r");
+	size_t n, i;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (i = 0; i < n; i += strlen(buf + i) + 1)
+		if (!strcmp(buf + i, "-icount") || !strcmp(buf + i, "--icount") ||
+		    (!strncmp(buf + i, "tcg,", 4) && strstr(buf + i, ",thread=single")))
+			return 1;
+	return 0;
+}
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   const qemu_info_t *info,
 					   int argc, char **argv)
 {
 	char err[256];
+	unsigned int u;
 	int i, c, rc;
 
 	if (info->version.min > KCOLOUR_QEMU_PLUGIN_API ||
@@ -890,8 +1188,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			info->target_name, info->system_emulation ? "" : ", user mode");
 		return -1;
 	}
-	if (info->system.smp_vcpus != 1) {
-		fprintf(stderr, "kcolour-cachesim: simulates one CPU's caches; run with -smp 1 (got %d vCPUs)\n",
+	if (info->system.smp_vcpus < 1 || info->system.max_vcpus != info->system.smp_vcpus) {
+		fprintf(stderr, "kcolour-cachesim: needs a fixed vCPU count (got %d, at most %d: no maxcpus=)\n",
+			info->system.smp_vcpus, info->system.max_vcpus);
+		return -1;
+	}
+	/* Unlocked state: the vCPUs must never run callbacks at once. */
+	if (info->system.smp_vcpus > 1 && !one_tcg_thread()) {
+		fprintf(stderr, "kcolour-cachesim: %d vCPUs need -icount or -accel tcg,thread=single (one TCG thread for all; MTTCG would race on the plugin's state)\n",
 			info->system.smp_vcpus);
 		return -1;
 	}
@@ -922,16 +1226,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		return -1;
 	}
 	for (c = 0; c < NR_CACHES; c++) {
-		sim.cache[c] = cs_cache_new(&sim.geom[c], err, sizeof(err));
-		if (!sim.cache[c]) {
+		if (cs_geom_check(&sim.geom[c], err, sizeof(err))) {
 			fprintf(stderr, "kcolour-cachesim: %s: %s\n", cache_name[c], err);
 			return -1;
 		}
 	}
 	if (setup_extras(X_L1D) || setup_extras(X_L2))
 		return -1;
-	sim.l1d_shift = cs_line_shift(sim.cache[C_L1D]);
-	sim.l1i_shift = cs_line_shift(sim.cache[C_L1I]);
+	sim.nr_cpus = (unsigned int)info->system.smp_vcpus;
+	sim.cpu = calloc(sim.nr_cpus, sizeof(*sim.cpu));
+	if (!sim.cpu) {
+		fprintf(stderr, "kcolour-cachesim: out of memory\n");
+		return -1;
+	}
+	for (u = 0; u < sim.nr_cpus; u++)
+		if (setup_cpu(&sim.cpu[u]))
+			return -1;
+	sim.l1d_shift = cs_line_shift(sim.cpu[0].cache[C_L1D]);
+	sim.l1i_shift = cs_line_shift(sim.cpu[0].cache[C_L1I]);
+	sim.l2_shift = cs_line_shift(sim.cpu[0].cache[C_L2]);
 	if (sim.prof_path) {
 		sim.prof_out = fopen(sim.prof_path, "w");
 		if (!sim.prof_out) {

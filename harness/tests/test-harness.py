@@ -85,10 +85,12 @@ t(facts.image_spec("test") == ("series", ["qemu-test", "kcolour", "kcolour-task"
 t(all((kernel.FRAGDIR / (f + ".config")).exists() for row in facts.rows("image")
       for f in row[2].split()), "facts: every image's fragments exist")
 t(facts.models()["EPYC"]["l1d"] == "32K/8/64", "facts: a model's true L1D")
-t(facts.workloads("bench-quick")[0] == "ring 2 800", "facts: a workload set, in order")
+t(facts.workloads("bench-quick")[:2] == ["ring 8 200", "forkloop 100"],
+  "facts: a workload set, in order")
 awk = subprocess.run(["awk", "-F\t", '$1 == "image" && $2 == "bench" { print $4 }',
                       str(facts.FACTS)], capture_output=True, text=True).stdout.strip()
-t(awk == "qemu-test kcolour kcolour-task", "facts: awk reads the same file (%s)" % awk)
+t(awk == " ".join(facts.image_spec("bench")[1]) == "qemu-test kcolour kcolour-task bench-net",
+  "facts: awk reads the same file (%s)" % awk)
 
 # The fragment check: values merge_config.sh dropped.
 with tempfile.TemporaryDirectory() as d:
