@@ -21,9 +21,10 @@ import shutil
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png,
-                       plugin_geometry, probe_caches)
+                       plugin_geometry, probe_caches, probe_cmdline)
 
 # NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off and
 # at its defaults, the base kernel with the upstream randomize_kstack_offset
@@ -145,9 +146,10 @@ class Report(Doc):
     def labels(self):
         return [p.label for p in self.boots[name(self.names[0], self.smps[0], 1)]]
 
-    def stable(self, smp, i, case="defaults", kind="sa_miss"):
+    def stable(self, smp, i, case=None, kind="sa_miss"):
         """The verdict of case against off at every scaling of the cycle
         model's CPI and latencies: (the verdict at 1x, whether all agree)."""
+        case = case or self.names[1]
         got = {verdict(self.spread(case, smp, i, lambda p: cycles(p, self.lat, kind, c, lt)),
                        self.spread("off", smp, i, lambda p: cycles(p, self.lat, kind, c, lt)))
                for c in SENSITIVITY for lt in SENSITIVITY}
@@ -196,12 +198,13 @@ class Report(Doc):
         self.table(["workload", "case", "LRU", "PLRU", "FA-LRU", "MIN bound"], rows, "llrrrr")
 
     def plru_table(self, smp):
-        """The headline under PLRU: the verdicts of defaults against off."""
+        """The headline under PLRU: the verdicts of the second case against off."""
         rows = []
         for i, label in enumerate(self.labels):
             lru, plru = self.stable(smp, i), self.stable(smp, i, kind="plru_miss")
             rows.append([label] + ["%s%s" % (v, "" if ok else " (flips)") for v, ok in (lru, plru)])
-        self.table(["workload", "defaults vs off, LRU", "defaults vs off, PLRU"], rows, "lll")
+        self.table(["workload", "%s vs off, LRU" % self.names[1], "%s vs off, PLRU" % self.names[1]],
+                   rows, "lll")
 
     def plot(self, png, smp):
         """Estimated cycles per event against off's median, median and range."""
@@ -298,7 +301,7 @@ class Report(Doc):
             every miss stalls for its full latency and nothing overlaps, no L3 is simulated (an
             L2 miss never goes to DRAM), and prefetchers do not exist; it weighs the simulated
             misses against the instructions, it does not predict a real machine's time. Each
-            verdict (defaults, rko and base against off) is tested with the base CPI and the
+            verdict (every case against off) is tested with the base CPI and the
             latencies each scaled by 0.5, 1 and 1.5 (9 models): "(flips)" marks one that does
             not hold in all 9.""", fmt(self.lat["cpi"]), fmt(self.lat["L2"]),
            fmt(self.lat["L3"]), m["cpu"], self.lat["source"])
@@ -402,22 +405,36 @@ def check_insns(run, layouts):
 
 def main():
     quick = bool(os.environ.get("QUICK"))
-    caches = probe_caches(facts.path("bench-dump"))
-    run = Run("bench", "bench-quick" if quick else "full",
-              ROOT / "build/bench" / ("quick" if quick else "full"), 900 if quick else 3600,
+    dump = Path(os.environ.get("DUMP") or facts.path("bench-dump")).resolve()
+    try:
+        caches = probe_caches(dump)
+        derived = probe_cmdline(dump) if os.environ.get("DUMP") else None
+    except RuntimeError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    if derived:     # make bench-cpu: one CPU's caches, off against its derived setting
+        work = ROOT / "build/bench" / ("cpu-%s%s" % (dump.stem, "-quick" if quick else ""))
+        cases, smps = [CASES[0], ("derived", "bench", derived)], (1,)
+    else:
+        work = ROOT / "build/bench" / ("quick" if quick else "full")
+        cases, smps = CASES[:2] if quick else CASES, QUICK_SMPS if quick else SMPS
+    layouts = QUICK_LAYOUTS if quick else LAYOUTS
+    run = Run("bench", "bench-quick" if quick else "full", work, 900 if quick else 3600,
               plugin_geometry(caches))
-    cases = CASES[:2] if quick else CASES
-    smps, layouts = (QUICK_SMPS, QUICK_LAYOUTS) if quick else (SMPS, LAYOUTS)
+    if derived:
+        run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/bench.py, which runs:" % (
+            dump, " QUICK=1" if quick else "")
     for key in sorted({k for _, k, _ in cases}):
         run.image(key, key)
-    for k, v in (("dump", str(facts.path("bench-dump").relative_to(facts.path("fixtures")))),
-                 ("kargs", " ".join(KARGS)), ("guest", guest_versions())):
+    fixtures = facts.path("fixtures").resolve()
+    for k, v in (("dump", str(dump.relative_to(fixtures)) if fixtures in dump.parents else
+                  str(dump)), ("kargs", " ".join(KARGS)), ("guest", guest_versions())):
         run.meta.setdefault(k, v)   # a replay keeps its run's
     boots = [(name(c, s, lay), k, ("%s bench_layout=%d" % (a, lay)).strip(), s)
              for c, k, a in cases for s in smps for lay in layouts]
-    # The deterministic defaults boot again, by the other job pool where
-    # there is one: the pools must give the same bytes as well.
-    repeats = [name("defaults", 1, 1)]
+    # The second case boots again deterministically, by the other job pool
+    # where there is one: the pools must give the same bytes as well.
+    repeats = [name(cases[1][0], 1, 1)]
     again = next(b for b in boots if b[0] == repeats[0])
     first = os.environ.get("KCOLOUR_POOL") or "builtin"
     pools = [first, "parallel" if first != "parallel" and shutil.which("parallel") else "builtin"]
@@ -426,7 +443,7 @@ def main():
     ok = run.check_boots([b[0] for b in boots] + [r + ".repeat" for r in repeats])
     if ok:
         check_phases(run, [b[0] for b in boots])
-        if not quick:
+        if not quick and not derived:
             check_insns(run, layouts)
     for r in repeats:
         run.tap(same(run.boots, r), "determinism: two boots of %s (%s, then %s pool) gave %s "
@@ -434,7 +451,7 @@ def main():
                                    else "DIFFERENT"))
     run.meta.setdefault("min_window", run.boots[boots[0][0]].config.get("min_window", "?"))
     return run.finish(Report(run, cases, smps, layouts, repeats, caches, latency())
-                      if ok else None, run.work if quick else ROOT / "docs/results")
+                      if ok else None, run.work if quick or derived else ROOT / "docs/results")
 
 
 def guest_versions():

@@ -53,16 +53,26 @@ def guest_programs():
                           capture_output=True, text=True, check=True).stdout.split()
 
 
+def probe(dump, *args):
+    """kcolour-probe's output on a CPUID dump; RuntimeError with its message."""
+    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe"), "--cpuid-file", str(dump),
+                          "--no-sysfs"] + list(args), capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError("kcolour-probe --cpuid-file %s: %s" % (dump, out.stderr.strip()))
+    return out.stdout
+
+
+def probe_cmdline(dump):
+    """The kstack_colour= line the probe derives for a dump's CPU."""
+    return probe(dump, "--cmdline").strip()
+
+
 def probe_caches(dump):
     """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump, as
     kcolour-probe decodes it (the simulator models that CPU's caches)."""
-    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe"), "--cpuid-file", str(dump),
-                          "--no-sysfs", "--json"], capture_output=True, text=True)
-    if out.returncode:
-        raise RuntimeError("kcolour-probe --cpuid-file %s: %s" % (dump, out.stderr.strip()))
     names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
     return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])
-            for c in json.loads(out.stdout)["caches"] if (c["level"], c["type"]) in names}
+            for c in json.loads(probe(dump, "--json"))["caches"] if (c["level"], c["type"]) in names}
 
 
 def plugin_geometry(caches):

@@ -57,6 +57,9 @@ def suites(full):
         # on canned perf stat output, and its run here (no counters on a VM).
         ("bench-unit", [PY, "bench/tests/test-bench.py"]),
         ("bench-quick", [PY, "bench/bench.py"], {"QUICK": "1"}),
+        # make bench-cpu on a CPU unlike the bench's (K8: 64K 2-way L1s, 1M L2).
+        ("bench-cpu-quick", [PY, "bench/bench.py"], {"QUICK": "1", "DUMP": fixtures + (
+            "/instlatx64/AuthenticAMD0000F51_K8_Sledgehammer_CPUID.txt")}),
         ("bench-sweep-quick", [PY, "bench/sweep.py"], {"QUICK": "1"}),
         ("perf-ab-unit", [PY, "bench/tests/test-perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),

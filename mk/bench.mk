@@ -17,3 +17,12 @@ bench: deps
 
 bench-sweep: deps
 	@QUICK=$(QUICK) python3 bench/sweep.py
+
+# make bench-cpu DUMP=FILE [QUICK=1]: one CPU's caches (a `cpuid -r` or
+# AIDA64 dump, decoded by kcolour-probe) under the bench's workloads, off
+# against the kstack_colour= line the probe derives for that CPU; results
+# in build/bench/cpu-NAME[-quick].
+.PHONY: bench-cpu
+bench-cpu: deps
+	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
+	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/bench.py

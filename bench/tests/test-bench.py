@@ -9,6 +9,8 @@ with hand-computed answers; the caches of the bench's CPU from the real
 kcolour-probe on the fixture.
 """
 
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -74,6 +76,12 @@ def main():
     except RuntimeError as e:
         t("kcolour-probe" in str(e), "probe_caches: a file that is no CPUID dump is an error",
           [str(e)])
+
+    bad = subprocess.run([sys.executable, str(TOP / "bench/bench.py")], capture_output=True,
+                         text=True, env=dict(os.environ, DUMP=str(TOP / "facts.tsv")))
+    t(bad.returncode == 2 and "error: kcolour-probe" in bad.stderr and not bad.stdout,
+      "make bench-cpu DUMP=<not a dump>: exit 2 with the probe's message, nothing booted",
+      [bad.stderr.strip()])
 
     with tempfile.TemporaryDirectory() as tmp:
         stem = Path(tmp) / "b"
