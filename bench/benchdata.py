@@ -40,11 +40,11 @@ REGIONS = {"stack-top": "stack top", "stack-rest": "stack rest", "direct": "dire
            "all": "all"}
 # Searched, not matched: the first line follows the firmware's escape codes
 # on the same console line ("...\x1b[2Jring tasks=2 ...").
-WORKLOAD_RE = re.compile(r"(ring|messaging|forkloop|web|hackbench|layout)((?: [a-z]+=-?[0-9]+)+)"
-                         r"\s*$")
+# Each workload's event: (its name, the key of its count in the workload's line).
 UNITS = {"ring": ("switch", "switches"), "forkloop": ("fork", "forks"),
          "messaging": ("message", "messages"), "hackbench": ("message", "messages"),
          "web": ("request", "requests")}
+WORKLOAD_RE = re.compile(r"(%s)((?: [a-z]+=-?[0-9]+)+)\s*$" % "|".join(list(UNITS) + ["layout"]))
 
 
 def guest_programs():
@@ -71,8 +71,9 @@ def probe_caches(dump):
     """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump, as
     kcolour-probe decodes it (the simulator models that CPU's caches)."""
     names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
+    caches = json.loads(probe(dump, "--json"))["caches"]
     return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])
-            for c in json.loads(probe(dump, "--json"))["caches"] if (c["level"], c["type"]) in names}
+            for c in caches if (c["level"], c["type"]) in names}
 
 
 def plugin_geometry(caches):

@@ -33,9 +33,10 @@
  * SMP: each vCPU has its own hierarchy, indexed by the callbacks'
  * vcpu_index, and counts add up over vCPUs.  A store invalidates its line
  * in the other vCPUs' L1D (kernel addresses) and L2.  Nothing here is
- * locked: with -icount, QEMU 7.2 runs all vCPUs round-robin on one thread,
- * so callbacks never run concurrently; qemu_plugin_install() refuses more
- * than one vCPU without -icount, where MTTCG would run them in parallel.
+ * locked: with -icount or -accel tcg,thread=single, QEMU 7.2 runs all
+ * vCPUs round-robin on one thread, so callbacks never run concurrently;
+ * qemu_plugin_install() refuses more than one vCPU otherwise, where MTTCG
+ * would run them in parallel.
  *
  * Region attribution is by virtual address only (API v1 cannot read
  * registers), for a guest booted with nokaslr on 4-level paging:
