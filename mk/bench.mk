@@ -26,3 +26,14 @@ bench-sweep: deps
 bench-cpu: deps
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
 	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/bench.py
+
+# make bench-fork: fork+exit throughput with kernel stack colouring off
+# against on (the kernel.kstack_colour sysctl switched between rounds), as a
+# ratio within one boot at -smp 2 on multi-threaded TCG (bench/forkrate.py,
+# bench/workloads/forkrate.c); results in build/bench/fork/results.md.
+#   FORKS=2000 ROUNDS=8 JOBS=2   forks per worker, timed rounds, workers
+#   IMAGE=bzImage|name           another kernel (default facts.tsv's bench)
+#   APPEND="args"                more kernel arguments (kstack_colour=task, ...)
+.PHONY: bench-fork
+bench-fork: deps
+	@python3 bench/forkrate.py

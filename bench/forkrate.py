@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""make bench-fork: fork+exit throughput, kernel stack colouring off against
+on, within one boot (bench/workloads/forkrate.c).
+
+One boot at -smp 2 under multi-threaded TCG runs `forkrate FORKS ROUNDS JOBS`,
+which switches the kernel.kstack_colour sysctl between timed rounds (ABBA
+order).  TCG on host time is noisy, so the figures are the median and range
+of each setting's rounds, and the difference counts as outside the noise only
+when on's median lies outside off's [min, max].  Writes WORK/results.md
+(default build/bench/fork) and prints its summary; progress on stderr.
+
+Environment: FORKS=2000 ROUNDS=8 JOBS=2 (forkrate's arguments: forks per
+worker, timed rounds, workers), IMAGE=a bzImage file or a facts.tsv image
+(default bench), APPEND="kernel arguments" (kstack_colour=task,
+kstack_colour=policy=rr, ...), TIMEOUT=600 (seconds), WORK=DIR.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from bench import Spread
+from benchdata import CPU, KARGS, ROOT, Doc, kernel, parse_kv, qemu
+
+PROG = "bench-fork"
+LINE_RE = re.compile(r"forkrate( summary)?((?: [a-z_]+=[0-9.]+)+)\s*$")
+
+
+def say(msg):
+    qemu.say(PROG, msg)
+
+
+def fail(msg, lines=()):
+    for line in lines:
+        print("  " + line, file=sys.stderr)
+    say("error: " + msg)
+    sys.exit(1)
+
+
+def span(s):
+    return "%.1f [%.1f-%.1f]" % (s.median, s.lo, s.hi)
+
+
+def setting(name, default):
+    value = os.environ.get(name) or default
+    if not re.fullmatch(r"[1-9][0-9]*", value):
+        fail("%s=%s: want a positive integer" % (name, value))
+    return value
+
+
+def main():
+    start = time.time()
+    forks, rounds, jobs = (setting(n, d) for n, d in
+                           (("FORKS", "2000"), ("ROUNDS", "8"), ("JOBS", "2")))
+    work = Path(os.environ.get("WORK") or ROOT / "build/bench/fork")
+    spec = os.environ.get("IMAGE") or "bench"
+    args = KARGS + os.environ.get("APPEND", "").split()
+
+    if Path(spec).is_file():
+        image, label = Path(spec).resolve(), spec
+    else:
+        try:
+            image = kernel.image(spec)
+        except kernel.Error as e:
+            fail("image %s: %s (IMAGE= takes a bzImage file or a facts.tsv image)" % (spec, e))
+        label = "facts.tsv image %s (%s)" % (spec, image.how)
+    say("kernel: %s" % image)
+
+    (work / "bin").mkdir(parents=True, exist_ok=True)
+    prog = work / "bin/forkrate"
+    if subprocess.run(["make", "-s", "-C", str(ROOT / "bench/cachesim"), "OUT=%s" % prog.parent,
+                       str(prog)], stdout=sys.stderr).returncode:
+        fail("building forkrate failed")
+    # The kernel's own account first (quiet hides it from the console); the
+    # first line may follow the firmware's escape codes on the console.
+    run_sh = "dmesg | grep -e 'Linux version' -e kstack_colour: | sed 's/^/guest: /'\n" \
+        "forkrate %s %s %s\n" % (forks, rounds, jobs)
+    (work / "run.sh").write_text(run_sh)
+    try:
+        initrd = qemu.initramfs(work / "initramfs.cpio.gz", [(prog, "/bin/forkrate"),
+                                                            (work / "run.sh", "/run.sh")])
+    except RuntimeError as e:
+        fail(str(e))
+
+    boot = qemu.Boot("forkrate", image, initrd, work, model=CPU, smp=2, args=args,
+                     timeout=int(setting("TIMEOUT", "600")), deterministic=False,
+                     single_thread=False)
+    say("booting: %s FORKS=%s ROUNDS=%s JOBS=%s, -smp 2, multi-threaded TCG, %s"
+        % (label, forks, rounds, jobs, " ".join(args)))
+    r, = qemu.run([boot], jobs=1)
+    if not r.ok:
+        fail("the boot failed (status %d, log %s.log)" % (r.status, boot.file),
+             [line for line in r.console.splitlines()[-8:] + r.errors.splitlines()
+              if line.isprintable() and "TCG doesn't support" not in line])
+
+    found = [("summary" if m.group(1) else "round", parse_kv(m.group(2)))
+             for m in map(LINE_RE.search, r.console.splitlines()) if m]
+    rows = [kv for kind, kv in found if kind == "round"]
+    done = bool(found) and found[-1][0] == "summary"
+    if len(rows) != int(rounds) or not done:
+        fail("forkrate's lines are missing: %d of %s rounds%s (log %s.log)" % (
+            len(rows), rounds, "" if done else ", no summary", boot.file))
+    off, on = (Spread([float(kv["rate"]) for kv in rows if kv["colour"] == c]) for c in (0, 1))
+    ratio = on.median / off.median
+    verdict = "%s the noise (on's median is %s off's range)" % (
+        ("within", "inside") if off.lo <= on.median <= off.hi else ("outside", "outside"))
+    summary = "forks/s, median [min-max]: off %s, on %s; on/off %.4f (%+.2f%%): %s" % (
+        span(off), span(on), ratio, 100 * (ratio - 1), verdict)
+
+    doc = Doc(SimpleNamespace(work=work, meta={}, boots={}))
+    doc.md("""# Fork+exit throughput, kernel stack colouring off against on
+
+        `make bench-fork` (bench/forkrate.py), %s.  One boot at -smp 2 on
+        multi-threaded TCG (QEMU: %s), host time: `forkrate %s %s %s` (bench/workloads/forkrate.c),
+        JOBS workers pinned one a vCPU, each forking FORKS children that exit at once, the
+        kernel.kstack_colour sysctl switched between rounds in ABBA order after one untimed
+        round.  Kernel: %s, command line `%s`.  What the guest said of itself:""",
+           time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+           kernel.tool_version(["qemu-system-x86_64", "--version"]), forks, rounds, jobs,
+           label.replace(str(ROOT) + "/", ""), " ".join(args))
+    doc.code("\n".join(re.findall(r"guest: (.*)", r.console)))
+    doc.table(["round", "colour", "forks", "secs", "forks/s"],
+              [(kv["round"], "on" if kv["colour"] else "off", kv["forks"], kv["secs"],
+                kv["rate"]) for kv in rows], "rlrrr")
+    doc.table(["colouring", "rounds", "median forks/s", "min", "max"],
+              [(n, len(s.values), "%.1f" % s.median, "%.1f" % s.lo, "%.1f" % s.hi)
+               for n, s in (("off", off), ("on", on))], "lrrrr")
+    doc.md("Ratio of the medians, on/off: **%.4f** (%+.2f%%), %s.  The boot took %ss.",
+           ratio, 100 * (ratio - 1), verdict, r.seconds)
+    doc.md("Again: `%s`", boot.command())
+    doc.write_md(work / "results.md")
+    print(summary)
+    say("results: %s (%ds in all)" % (str(work / "results.md").replace(str(ROOT) + "/", ""),
+                                     time.time() - start))
+
+
+if __name__ == "__main__":
+    main()
