@@ -278,14 +278,40 @@ def export():
             say("wrote kernel-patches/" + name)
             changed += 1
         for old in PATCHES.glob("*.patch"):
-            if old.name not in new:
+            if old.name not in new and old.name != "0000-cover-letter.patch":
                 old.unlink()
                 say("removed stale kernel-patches/" + old.name)
     series = "".join(n + "\n" for n in new)
     if not (PATCHES / "series").exists() or (PATCHES / "series").read_text() != series:
         (PATCHES / "series").write_text(series)
     say("%d patch(es) in kernel-patches/series, %d changed" % (len(new), changed))
+    cover_letter(tree)
     tree.write_state()
+
+
+def cover_letter(tree):
+    """kernel-patches/0000-cover-letter.patch, as `git format-patch
+    --cover-letter` writes it, from kernel-patches/cover-letter.txt (its
+    first paragraph the subject, as in a branch description).  Dated as the
+    last commit, so that the same series gives the same file."""
+    text = PATCHES / "cover-letter.txt"
+    if not text.exists():
+        return
+    version, = facts.table("series")["version"]
+    with tempfile.TemporaryDirectory() as tmp:
+        git(tree.path, "-c", "core.abbrev=12", "-c",
+            "branch.kcolour.description=" + text.read_text(), "format-patch", "-q",
+            "--zero-commit", "--no-signature", "--abbrev=12", "--cover-letter",
+            "--cover-from-description=subject", "--subject-prefix=PATCH v" + version,
+            "--numbered", "--no-thread", "-o", tmp, "kcolour-base..HEAD",
+            env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+        letter = (Path(tmp) / "0000-cover-letter.patch").read_text()
+    date = git(tree.path, "log", "-1", "--format=%aD", "HEAD")
+    letter = re.sub(r"^Date: .*$", "Date: " + date, letter, count=1, flags=re.M)
+    out = PATCHES / "0000-cover-letter.patch"
+    if not out.exists() or out.read_text() != letter:
+        out.write_text(letter)
+        say("wrote kernel-patches/0000-cover-letter.patch")
 
 
 # ------------------------------------------------------------- images

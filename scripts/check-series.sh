@@ -65,6 +65,21 @@ for p in "${patches[@]}"; do
 	tap $? "Signed-off-by kcolour project: $p"
 done
 
+# 2b. The cover letter is the series': [PATCH vN 00/M] with M the patches,
+#     every patch's subject in its shortlog, the base named.
+cover=kernel-patches/0000-cover-letter.patch
+version=$(awk -F'\t' '$1 == "series" && $2 == "version" { print $3 }' facts.tsv)
+grep -q "^Subject: \[PATCH v$version 00/${#patches[@]}\] " "$cover" 2>/dev/null
+tap $? "the cover letter is [PATCH v$version 00/${#patches[@]}]"
+missing=0
+for p in "${patches[@]}"; do
+	subject=$(sed -n 's/^Subject: \[PATCH\] //p' "kernel-patches/$p")
+	tr -s ' \n' ' ' <"$cover" | grep -qF "$subject" || { echo "# not in the cover letter: $subject"; missing=1; }
+done
+tap $missing "the cover letter's shortlog names every patch of the series"
+grep -q "linux-source-6.12 (6.12.117" "$cover" 2>/dev/null
+tap $? "the cover letter names the base, Debian's linux-source-6.12 (6.12.117)"
+
 # 3. The decoder in the patched tree is tools-probe's, byte for byte.
 for pair in "${SHARED_FILES[@]}"; do
 	set -- $pair

@@ -1,5 +1,6 @@
-# Guest side of selftests/matrix.py, /run.sh: the parts kcolour.tests=kstack,stress,upstream,
-# hotplug,params,probe names, each between "SUITE-BEGIN name" and "SUITE-END name rc=N".
+# Guest side of selftests/matrix.py, /run.sh: the parts kcolour.tests=kstack,stress,
+# stress-nomount,upstream,hotplug,params,probe names, each between "SUITE-BEGIN name"
+# and "SUITE-END name rc=N".
 DEBUGFS=/sys/kernel/debug/x86/kstack_colour
 
 # The parameters, and the task_struct slab's object size (its cost).
@@ -43,14 +44,45 @@ run_hotplug() {
 	taskset -c 1 /bin/kstack_colour_test
 }
 
+# What the stress kselftest may touch, to check that it leaves it as found:
+# the cgroup2 mounts, this shell's cgroup, the root cgroup's controllers and
+# children, and /tmp.  (Not the root's cgroup.procs: the pipeline's own
+# processes are in it.)
+cgroup_state() {
+	{
+		grep -c ' - cgroup2 ' /proc/self/mountinfo
+		cat /proc/self/cgroup /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		ls /sys/fs/cgroup /tmp 2>/dev/null
+	} | md5sum | cut -c1-12
+}
+run_stress() {
+	local before rc
+	before=$(cgroup_state)
+	/bin/kstack_colour_stress
+	rc=$?
+	echo "STRESS cgroups before $before after $(cgroup_state)"
+	return $rc
+}
+
+# The same without a cgroup2 mount: the kselftest mounts one where the
+# shell cannot see it.
+run_stress_nomount() {
+	local rc
+	umount /sys/fs/cgroup || return 1
+	run_stress
+	rc=$?
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+	return $rc
+}
+
 tests=$(sed -n 's/.*kcolour\.tests=\([^ ]*\).*/\1/p' /proc/cmdline)
 for t in $(echo "${tests:-kstack,probe}" | tr ',' ' '); do
 	echo "SUITE-BEGIN $t"
 	case $t in
 	kstack) /bin/kstack_colour_test ;;
-	stress) /bin/kstack_colour_stress ;;
 	probe) /bin/kcolour-probe --no-sysfs >/dev/null ;;
-	upstream | hotplug | params) "run_$t" ;;
+	stress | upstream | hotplug | params) "run_$t" ;;
+	stress-nomount) run_stress_nomount ;;
 	*) echo "# unknown test '$t' in kcolour.tests="; false ;;
 	esac
 	echo "SUITE-END $t rc=$?"

@@ -3,7 +3,10 @@
  * kcolour-demo: runs inside the QEMU guest of `make demo`.  Forks N tasks
  * that wait on a pipe, reads the kernel's debugfs listing of every task's
  * stack colour, and prints the lines of its own tasks and their colour
- * histogram.  Then it lets the tasks go and reaps them.
+ * histogram.  Then it lets the tasks go and reaps them.  It pins itself, and
+ * so its tasks, to the CPU it starts on: the kernel balances colours per
+ * core, so a parent that moved between CPUs mid-way would fork from two
+ * sets of counts.
  *
  * Output, one record per line (read by selftests/demo.py):
  *   T pid colour offset regs_page_offset l1_set l2_set
@@ -11,7 +14,9 @@
  *   Z tasks=N seen=M colours=C min=A max=B
  * Exit status: 0, or 1 with a message on stderr.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,12 +95,17 @@ int main(int argc, char **argv)
 	static int hist[MAX_COLOURS];
 	int n = argc > 1 ? atoi(argv[1]) : 64;
 	int i, pipefd[2], colours, seen, min, max;
+	cpu_set_t one;
 	char c;
 
 	if (n < 1 || n > MAX_TASKS) {
 		fprintf(stderr, "usage: kcolour-demo [TASKS (1..%d)]\n", MAX_TASKS);
 		return 1;
 	}
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		fail("sched_setaffinity");
 	if (pipe(pipefd))
 		fail("pipe");
 	for (i = 0; i < n; i++) {

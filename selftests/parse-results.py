@@ -25,6 +25,7 @@ SUITE_END = re.compile(r"^SUITE-END (\S+) rc=(\d+)$")
 SPLAT = re.compile(r"(^|\] )(BUG: |WARNING: |Oops: |Kernel panic|UBSAN: |"
                    r"INFO: task .* blocked|kernel BUG at)|KASAN")
 UPSTREAM = re.compile(r"^UPSTREAM (\S+) rc=(\d+)$")
+STRESS = re.compile(r"^STRESS cgroups before (\w+) after (\w+)$")
 WARNING = re.compile(r"ignoring '([^']*)' in kstack_colour=")
 
 
@@ -65,6 +66,15 @@ def check_kselftest(emit, name, rc, lines, allow_skip):
         emit(m.group(1) == "ok", "%s: %s" % (name, m.group(2)))
 
 
+def check_stress(emit, name, rc, lines, allow_skip):
+    state = [m.groups() for m in map(STRESS.match, lines) if m]
+    emit(len(state) == 1 and state[0][0] == state[0][1],
+         "%s: cgroups, cgroup2 mounts and /tmp left as found (%s)"
+         % (name, " -> ".join(state[0]) if state else "no STRESS line"))
+    check_kselftest(emit, name, rc, [line for line in lines if not line.startswith("STRESS")],
+                    allow_skip)
+
+
 def check_hotplug(emit, rc, lines, allow_skip):
     steps = {m.group(1): m.group(2).split() for m in
              (re.match(r"^HOTPLUG (before|offline|after) ?(.*)$", x) for x in lines) if m}
@@ -103,8 +113,10 @@ def check(emit, lines, allow_skip=False, expect=""):
     upstream = {}
     for name, (rc, body) in suites.items():
         emit(rc is not None, "%s: ran to the end" % name)
-        if name in ("kstack", "stress"):
+        if name == "kstack":
             check_kselftest(emit, name, rc, body, allow_skip)
+        elif name in ("stress", "stress-nomount"):
+            check_stress(emit, name, rc, body, allow_skip)
         elif name == "hotplug":
             check_hotplug(emit, rc, body, allow_skip)
         elif name == "probe":
