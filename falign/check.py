@@ -6,6 +6,7 @@ import difflib
 import functools
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,15 +43,23 @@ def check_kconfig(t, tree):
     for name, frags, expect in (x.split("\t", 2) for x in lines if x and not x.startswith("#")):
         say("kconfig: " + name)
         extra = [f for f in frags.split() if f.startswith("CONFIG_")]  # to extra.config
+        llvm = next((f[len("LLVM="):] for f in frags.split() if f.startswith("LLVM=")), None)
+        if llvm and not shutil.which("clang" + llvm):
+            t.skip("kconfig %s" % name, "no clang%s (make deps)" % llvm)
+            continue
+        case_obj = obj / ("llvm" + llvm) if llvm else obj
+        case_obj.mkdir(exist_ok=True)
         for file, settings in (("extra.config", extra), ("expect.config", expect.split())):
-            (obj / file).write_text("".join(s + "\n" for s in settings))
+            (case_obj / file).write_text("".join(s + "\n" for s in settings))
         try:
-            kernel.Kmake(tree, obj).configure(kernel.fragment_files(["qemu-test"] + [
-                f for f in frags.split() if f not in extra]) + [obj / "extra.config"], verify=False)
+            kernel.Kmake(tree, case_obj, llvm).configure(kernel.fragment_files(["qemu-test"] + [
+                f for f in frags.split() if f not in extra and not f.startswith("LLVM=")]) +
+                [case_obj / "extra.config"], verify=False)
         except kernel.Error:
             t(False, "kconfig %s: configures" % name)
             continue
-        bad = kernel.verify_config([obj / "expect.config"], (obj / ".config").read_text())
+        bad = kernel.verify_config([case_obj / "expect.config"],
+                                   (case_obj / ".config").read_text())
         t(not bad, "kconfig %s: %s%s" % (name, expect, " -- got: " + "; ".join(bad) if bad else ""))
 
 
@@ -84,8 +93,15 @@ def check_packed(t, tree):
     say("packed: compiling %d objects" % len(OBJECTS))
     if not compile_objects(tree, obj, ["qemu-test", "falign-64b-packed"]):
         return t(False, "packed: the objects compile (see %s/compile.log)" % obj)
-    t({"-falign-functions=64", "-flimit-function-alignment"} <= set(flags(obj, OBJECTS[3])),
+    cmdline = set(flags(obj, OBJECTS[3]))
+    t({"-falign-functions=64", "-flimit-function-alignment"} <= cmdline,
       "packed: -falign-functions=64 -flimit-function-alignment on the command line")
+    # The 16-byte floor needs GCC 14's -fmin-function-alignment; without it
+    # (GCC 12 here) the flag must not be passed.
+    floor = "CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=y" in (obj / ".config").read_text().split()
+    t(("-fmin-function-alignment=16" in cmdline) == floor,
+      "packed: -fmin-function-alignment=16 %s (the compiler %s it)"
+      % (("passed", "has") if floor else ("not passed", "lacks")))
     left = unexcused_crossings(obj)
     t(left == [], "packed: no function under 64 bytes crosses a line but the excused ones%s"
       % (": " + "; ".join(left) if left else ""))

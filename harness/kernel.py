@@ -466,15 +466,16 @@ class Kmake:
     compiler command is the same in any clone at any path: ccache then hits
     across clones (kbuild names sources by absolute path)."""
 
-    def __init__(self, tree, obj):
+    def __init__(self, tree, obj, llvm=None):
+        """llvm: build with LLVM=llvm (e.g. "-16", clang-16) instead of GCC."""
         self.tree, self.obj = Path(tree), Path(obj)
         self.env = dict(os.environ, CCACHE_DIR=str(CACHE / "ccache"), CCACHE_BASEDIR=str(BUILD),
                         **REPRODUCIBLE)
+        self.compiler = ["LLVM=" + llvm] if llvm else ["CC=ccache gcc", "HOSTCC=ccache gcc"]
 
     def cmd(self, *targets, jobs=None):
-        return (["make", "-C", str(self.tree), "ARCH=x86_64", "O=%s" % self.obj,
-                 "CC=ccache gcc", "HOSTCC=ccache gcc"] +
-                (["-j%d" % jobs] if jobs else []) + list(targets))
+        return (["make", "-C", str(self.tree), "ARCH=x86_64", "O=%s" % self.obj] +
+                self.compiler + (["-j%d" % jobs] if jobs else []) + list(targets))
 
     def configure(self, frags, verify=True):
         """tinyconfig + the fragments, olddefconfig; verify: fail naming every

@@ -22,6 +22,8 @@ PACKAGES=(
 	gnuplot-nox
 	# the bench's real programs, copied into its guest (facts.tsv's guest lines)
 	lighttpd apache2-utils rt-tests
+	# the function alignment's Kconfig cases under clang (kCFI needs clang 16)
+	clang-16 lld-16 llvm-16
 )
 
 missing=()
