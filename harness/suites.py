@@ -50,6 +50,8 @@ def suites(full):
         ("falign-check", [PY, "falign/check.py"]),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
+        # The KUnit suite as the kernel's own runner runs it (its own kernel).
+        ("kunit-py", [PY, "selftests/kunit-py.py"]),
         ("demo-matrix", [PY, "selftests/check-demo.py"]),
         ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
         # The cache simulator bench and the sweep, reduced (make bench and

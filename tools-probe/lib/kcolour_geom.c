@@ -13,6 +13,8 @@
  */
 #include <linux/array_size.h>
 #include <linux/bits.h>
+#include <linux/export.h>
+#include <kunit/visibility.h>
 #include <asm/kcolour_geom.h>
 
 #define KCOLOUR_LEAF_EXT_BASE		0x80000000U
@@ -479,6 +481,7 @@ int kcolour_decode(struct kcolour_geom *g, kcolour_cpuid_fn cpuid, void *ctx)
 	kcolour_sort(g);
 	return g->nr;
 }
+EXPORT_SYMBOL_IF_KUNIT(kcolour_decode);
 
 /**
  * kcolour_find - the cache stack colouring can target at @level
@@ -608,6 +611,7 @@ int kcolour_derive(const struct kcolour_cache *c, struct kcolour_params *p)
 	p->colours = colours;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(kcolour_derive);
 
 /**
  * kcolour_recommend - colouring parameters for a decoded CPU
@@ -639,6 +643,7 @@ int kcolour_recommend(const struct kcolour_geom *g, struct kcolour_params *p)
 	kcolour_derive(c, p);
 	return fallback;
 }
+EXPORT_SYMBOL_IF_KUNIT(kcolour_recommend);
 
 /**
  * kcolour_addr_colour - the colour the addr and mod policies give @addr
