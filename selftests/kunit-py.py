@@ -30,6 +30,7 @@ def main():
         t(False, "the patched tree is there: %s" % e)
         return t.plan()
     build_dir = kernel.BUILD / "obj" / "kunit"
+    build_dir.mkdir(parents=True, exist_ok=True)  # kunit.py makes only the last level
     cmd = [str(tree.path / "tools/testing/kunit/kunit.py"), "run", "--arch=x86_64",
            "--kunitconfig=" + KUNITCONFIG, "--build_dir=%s" % build_dir, "--jobs=2",
            "--make_options=CC=ccache gcc", "--timeout=900"]
