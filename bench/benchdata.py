@@ -318,12 +318,13 @@ class Run:
 
 
 class Doc:
-    """A markdown report of a Run's boots; a subclass gives .names, the cases
-    (the first one's phases are the layout of every boot's)."""
+    """A markdown report, of a Run's boots if given; a subclass gives .names,
+    the cases (the first one's phases are the layout of every boot's)."""
 
-    def __init__(self, run):
-        self.run, self.work, self.meta, self.boots, self.out = run, run.work, run.meta, \
-            run.boots, []
+    def __init__(self, run=None):
+        self.run, self.out = run, []
+        self.work, self.meta, self.boots = (run.work, run.meta, run.boots) if run else \
+            (None, {}, {})
 
     def w(self, line=""):
         """One line; a line wrapped in the source joins with single spaces."""

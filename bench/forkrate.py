@@ -21,13 +21,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 from bench import Spread
 from benchdata import CPU, KARGS, ROOT, Doc, kernel, parse_kv, qemu
 
 PROG = "bench-fork"
-LINE_RE = re.compile(r"forkrate( summary)?((?: [a-z_]+=[0-9.]+)+)\s*$")
+LINE_RE = re.compile(r"forkrate( done)?((?: [a-z_]+=[0-9.]+)+)\s*$")
 
 
 def say(msg):
@@ -97,13 +96,13 @@ def main():
              [line for line in r.console.splitlines()[-8:] + r.errors.splitlines()
               if line.isprintable() and "TCG doesn't support" not in line])
 
-    found = [("summary" if m.group(1) else "round", parse_kv(m.group(2)))
+    found = [("done" if m.group(1) else "round", parse_kv(m.group(2)))
              for m in map(LINE_RE.search, r.console.splitlines()) if m]
     rows = [kv for kind, kv in found if kind == "round"]
-    done = bool(found) and found[-1][0] == "summary"
+    done = bool(found) and found[-1][0] == "done"
     if len(rows) != int(rounds) or not done:
         fail("forkrate's lines are missing: %d of %s rounds%s (log %s.log)" % (
-            len(rows), rounds, "" if done else ", no summary", boot.file))
+            len(rows), rounds, "" if done else ", no end line", boot.file))
     off, on = (Spread([float(kv["rate"]) for kv in rows if kv["colour"] == c]) for c in (0, 1))
     ratio = on.median / off.median
     verdict = "%s the noise (on's median is %s off's range)" % (
@@ -111,7 +110,7 @@ def main():
     summary = "forks/s, median [min-max]: off %s, on %s; on/off %.4f (%+.2f%%): %s" % (
         span(off), span(on), ratio, 100 * (ratio - 1), verdict)
 
-    doc = Doc(SimpleNamespace(work=work, meta={}, boots={}))
+    doc = Doc()
     doc.md("""# Fork+exit throughput, kernel stack colouring off against on
 
         `make bench-fork` (bench/forkrate.py), %s.  One boot at -smp 2 on

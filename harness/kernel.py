@@ -251,11 +251,20 @@ def lay_tree(force=False):
                                           fmt_time(time.time() - start)))
 
 
+def format_patch(tree, out, options, config=()):
+    """git format-patch of kcolour-base..HEAD into out, stable: zero commit
+    ids, no signature, a fixed abbreviation, no global git settings; config:
+    "-c" settings for this run."""
+    git(tree.path, "-c", "core.abbrev=12", *config, "format-patch", "-q", "--zero-commit",
+        "--no-signature", "--abbrev=12", "--no-thread", *options, "-o", str(out),
+        "kcolour-base..HEAD", env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+
+
 def export():
     """make export: kcolour-base..HEAD of build/linux -> kernel-patches/.
 
-    The output is stable: unchanged commits give byte-identical files (zero
-    commit ids, no signature, fixed abbreviation, no global git settings)."""
+    The output is stable (format_patch()): unchanged commits give
+    byte-identical files."""
     tree = Tree()
     if not (tree.path / ".git").exists():
         raise Error("no build/linux (make tree first)")
@@ -263,10 +272,7 @@ def export():
     if git(tree.path, "status", "--porcelain"):
         say("warning: build/linux has uncommitted changes; they are not exported")
     with tempfile.TemporaryDirectory() as tmp:
-        git(tree.path, "-c", "core.abbrev=12", "format-patch", "-q", "--zero-commit",
-            "--no-signature", "--abbrev=12", "--no-cover-letter", "--no-thread",
-            "--no-numbered", "-o", tmp, "kcolour-base..HEAD",
-            env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+        format_patch(tree, tmp, ["--no-cover-letter", "--no-numbered"])
         new = sorted(p.name for p in Path(tmp).glob("*.patch"))
         PATCHES.mkdir(exist_ok=True)
         changed = 0
@@ -299,12 +305,9 @@ def cover_letter(tree):
         return
     version, = facts.table("series")["version"]
     with tempfile.TemporaryDirectory() as tmp:
-        git(tree.path, "-c", "core.abbrev=12", "-c",
-            "branch.kcolour.description=" + text.read_text(), "format-patch", "-q",
-            "--zero-commit", "--no-signature", "--abbrev=12", "--cover-letter",
-            "--cover-from-description=subject", "--subject-prefix=PATCH v" + version,
-            "--numbered", "--no-thread", "-o", tmp, "kcolour-base..HEAD",
-            env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+        format_patch(tree, tmp, ["--cover-letter", "--cover-from-description=subject",
+                                 "--subject-prefix=PATCH v" + version, "--numbered"],
+                     config=["-c", "branch.kcolour.description=" + text.read_text()])
         letter = (Path(tmp) / "0000-cover-letter.patch").read_text()
     date = git(tree.path, "log", "-1", "--format=%aD", "HEAD")
     letter = re.sub(r"^Date: .*$", "Date: " + date, letter, count=1, flags=re.M)

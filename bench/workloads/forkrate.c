@@ -12,7 +12,8 @@
  * of the guest's speed over the run weighs on both settings alike; one
  * untimed round at the first setting warms up.  Prints a line a round, then
  *     forkrate round=R colour=0|1 forks=TOTAL secs=S rate=FORKS_PER_SEC
- *     forkrate summary off_median=X on_median=Y ratio=Y/X
+ *     forkrate done rounds=ROUNDS
+ * (bench/forkrate.py takes the medians and their ratio).
  * The sysctl is set back to its value at start, on error exits too.
  */
 #include <sched.h>
@@ -40,7 +41,7 @@ static int write_sysctl(const char *val)
 static void restore(void)
 {
 	if (getpid() == main_pid && write_sysctl(saved))
-		fprintf(stderr, "forkrate: could not set %s back to %s", SYSCTL, saved);
+		fprintf(stderr, "forkrate: could not set %s back to %s\n", SYSCTL, saved);
 }
 
 static void worker(long cpu, long forks)
@@ -94,24 +95,10 @@ static double round_secs(int on, long forks, long jobs, long ncpus)
 	return now() - start;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, long n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
-	static double rates[2][MAX_ROUNDS];
-	long forks, rounds, jobs, ncpus, r, n[2] = { 0, 0 };
-	double secs, off, on;
+	long forks, rounds, jobs, ncpus, r;
+	double secs;
 	FILE *f;
 
 	wl_name = "forkrate";
@@ -138,14 +125,10 @@ int main(int argc, char **argv)
 		int c = (r + 1) / 2 % 2;	/* 0 1 1 0 0 1 1 0 ... */
 
 		secs = round_secs(c, forks, jobs, ncpus);
-		rates[c][n[c]] = forks * jobs / secs;
 		printf("forkrate round=%ld colour=%d forks=%ld secs=%.4f rate=%.1f\n",
-		       r, c, forks * jobs, secs, rates[c][n[c]]);
+		       r, c, forks * jobs, secs, forks * jobs / secs);
 		fflush(stdout);
-		n[c]++;
 	}
-	off = median(rates[0], n[0]);
-	on = median(rates[1], n[1]);
-	printf("forkrate summary off_median=%.1f on_median=%.1f ratio=%.4f\n", off, on, on / off);
+	printf("forkrate done rounds=%ld\n", rounds);
 	return 0;
 }
