@@ -1,8 +1,15 @@
 """The kernel tree and its images (kunit_kernel.py's LinuxSourceTree).
 
-    lay_tree(force)    base + kernel-patches/series as git commits in
-                       build/linux, the base tagged kcolour-base (make tree)
+    lay_tree(force)    base + every series of kernel-patches/ as git commits
+                       in build/linux, the base tagged kcolour-base (make tree)
     export()           build/linux's commits back to kernel-patches/
+
+The patches are series of their own (facts.tsv "series": the colouring,
+then the function alignment), each a directory of kernel-patches/ with its
+series file and cover letter.  make tree lays them in that order and marks
+where each but the last ends with a branch series-NAME, which an
+interactive rebase moves along (rebase.updateRefs); make export splits the
+commits there.
     image(name)        a built image (bzImage, config, vmlinux, System.map),
                        from the cache when its inputs are unchanged
 
@@ -72,15 +79,38 @@ def git(tree, *args, check=True, env=None, capture=True):
 
 # ------------------------------------------------------------- the series
 
+class Series:
+    """One patch series: its name, directory of kernel-patches/ and version."""
+
+    def __init__(self, name, directory, version):
+        self.name, self.version = name, version
+        self.dir = PATCHES if directory == "." else PATCHES / directory
+        self.prefix = "" if directory == "." else directory + "/"
+        self.branch = "series-" + name  # where it ends in build/linux
+        # The subject prefix of its posting: a first version has no number.
+        self.subject_prefix = "PATCH" if version == "1" else "PATCH v" + version
+
+    def patches(self):
+        """Its patches as paths relative to kernel-patches/, in order."""
+        listing = self.dir / "series"
+        if not listing.exists():
+            return []
+        out = [l.split("#", 1)[0].strip() for l in listing.read_text().splitlines()]
+        for name in filter(None, out):
+            if not (self.dir / name).exists():
+                raise Error("kernel-patches/%sseries lists %s, which does not exist"
+                            % (self.prefix, name))
+        return [self.prefix + n for n in out if n]
+
+
+def all_series():
+    """The series of facts.tsv, in the order make tree lays them."""
+    return [Series(*r[:3]) for r in facts.rows("series")]
+
+
 def series_patches(base=False):
-    """The patch names kernel-patches/series lists, in order."""
-    if base or not (PATCHES / "series").exists():
-        return []
-    out = [l.split("#", 1)[0].strip() for l in (PATCHES / "series").read_text().splitlines()]
-    for name in filter(None, out):
-        if not (PATCHES / name).exists():
-            raise Error("kernel-patches/series lists %s, which does not exist" % name)
-    return list(filter(None, out))
+    """Every patch make tree lays, relative to kernel-patches/, in order."""
+    return [] if base else [p for s in all_series() for p in s.patches()]
 
 
 def base_id():
@@ -233,17 +263,22 @@ def lay_tree(force=False):
         git(BUILD, "clone", "-q", "--no-checkout", str(repo), str(tree.path))
     git(tree.path, "config", "user.name", IDENTITY["GIT_AUTHOR_NAME"])
     git(tree.path, "config", "user.email", IDENTITY["GIT_AUTHOR_EMAIL"])
+    git(tree.path, "config", "rebase.updateRefs", "true")  # keeps series-NAME in place
     say("checking out the base")
     git(tree.path, "checkout", "-q", "-b", "kcolour", "kcolour-base")
-    patches = series_patches()
-    for i, p in enumerate(patches, 1):
-        say("applying [%d/%d] %s" % (i, len(patches), p))
-        try:
-            git(tree.path, "-c", "commit.gpgSign=false", "am", "-q",
-                "--committer-date-is-author-date", str(PATCHES / p))
-        except Error as e:
-            raise Error("%s does not apply; see build/linux (git am --show-current-patch): %s"
-                        % (p, str(e)[:300])) from None
+    patches, done, series = series_patches(), 0, all_series()
+    for s in series:
+        for p in s.patches():
+            done += 1
+            say("applying [%d/%d] %s" % (done, len(patches), p))
+            try:
+                git(tree.path, "-c", "commit.gpgSign=false", "am", "-q",
+                    "--committer-date-is-author-date", str(PATCHES / p))
+            except Error as e:
+                raise Error("%s does not apply; see build/linux (git am --show-current-patch): "
+                            "%s" % (p, str(e)[:300])) from None
+        if s is not series[-1]:
+            git(tree.path, "branch", "-f", s.branch, "HEAD")
     if not patches:
         say("kernel-patches/series is empty or absent: the tree is the base")
     tree.write_state()
@@ -251,13 +286,33 @@ def lay_tree(force=False):
                                           fmt_time(time.time() - start)))
 
 
-def format_patch(tree, out, options, config=()):
-    """git format-patch of kcolour-base..HEAD into out, stable: zero commit
+def format_patch(tree, out, commits, options, config=()):
+    """git format-patch of the range commits into out, stable: zero commit
     ids, no signature, a fixed abbreviation, no global git settings; config:
     "-c" settings for this run."""
     git(tree.path, "-c", "core.abbrev=12", *config, "format-patch", "-q", "--zero-commit",
         "--no-signature", "--abbrev=12", "--no-thread", *options, "-o", str(out),
-        "kcolour-base..HEAD", env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+        commits, env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+
+
+def series_ranges(tree):
+    """[(Series, "from..to")] of build/linux: each series from where the one
+    before ends (kcolour-base first) to its series-NAME branch (HEAD last)."""
+    out, start, series = [], "kcolour-base", all_series()
+    for s in series:
+        end = "HEAD" if s is series[-1] else s.branch
+        if not git(tree.path, "rev-parse", "-q", "--verify", end, check=False):
+            raise Error("build/linux has no branch %s, where the %s series ends (FORCE=1 "
+                        "make tree lays the series again)" % (end, s.name))
+        for a, b in ((start, end), (end, "HEAD")):
+            if subprocess.run(["git", "-C", str(tree.path), "merge-base", "--is-ancestor",
+                               a, b]).returncode:
+                raise Error("build/linux: %s is not an ancestor of %s; the %s series "
+                            "cannot be told apart (move the branch back onto its last "
+                            "commit: git branch -f %s COMMIT)" % (a, b, s.name, s.branch))
+        out.append((s, "%s..%s" % (start, end)))
+        start = end
+    return out
 
 
 def export():
@@ -271,50 +326,53 @@ def export():
     git(tree.path, "rev-parse", "-q", "--verify", "kcolour-base")
     if git(tree.path, "status", "--porcelain"):
         say("warning: build/linux has uncommitted changes; they are not exported")
-    with tempfile.TemporaryDirectory() as tmp:
-        format_patch(tree, tmp, ["--no-cover-letter", "--no-numbered"])
-        new = sorted(p.name for p in Path(tmp).glob("*.patch"))
-        PATCHES.mkdir(exist_ok=True)
-        changed = 0
-        for name in new:
-            if (PATCHES / name).exists() and \
-                    (PATCHES / name).read_bytes() == (Path(tmp) / name).read_bytes():
-                continue
-            shutil.move(str(Path(tmp) / name), PATCHES / name)
-            say("wrote kernel-patches/" + name)
-            changed += 1
-        for old in PATCHES.glob("*.patch"):
-            if old.name not in new and old.name != "0000-cover-letter.patch":
-                old.unlink()
-                say("removed stale kernel-patches/" + old.name)
-    series = "".join(n + "\n" for n in new)
-    if not (PATCHES / "series").exists() or (PATCHES / "series").read_text() != series:
-        (PATCHES / "series").write_text(series)
-    say("%d patch(es) in kernel-patches/series, %d changed" % (len(new), changed))
-    cover_letter(tree)
+    for s, commits in series_ranges(tree):
+        with tempfile.TemporaryDirectory() as tmp:
+            format_patch(tree, tmp, commits, ["--no-cover-letter", "--no-numbered"])
+            new = sorted(p.name for p in Path(tmp).glob("*.patch"))
+            s.dir.mkdir(parents=True, exist_ok=True)
+            changed = 0
+            for name in new:
+                if (s.dir / name).exists() and \
+                        (s.dir / name).read_bytes() == (Path(tmp) / name).read_bytes():
+                    continue
+                shutil.move(str(Path(tmp) / name), s.dir / name)
+                say("wrote kernel-patches/%s%s" % (s.prefix, name))
+                changed += 1
+            for old in s.dir.glob("*.patch"):
+                if old.name not in new and old.name != "0000-cover-letter.patch":
+                    old.unlink()
+                    say("removed stale kernel-patches/%s%s" % (s.prefix, old.name))
+        listing = "".join(n + "\n" for n in new)
+        if not (s.dir / "series").exists() or (s.dir / "series").read_text() != listing:
+            (s.dir / "series").write_text(listing)
+        say("%s: %d patch(es) in kernel-patches/%sseries, %d changed"
+            % (s.name, len(new), s.prefix, changed))
+        cover_letter(tree, s, commits)
     tree.write_state()
 
 
-def cover_letter(tree):
-    """kernel-patches/0000-cover-letter.patch, as `git format-patch
-    --cover-letter` writes it, from kernel-patches/cover-letter.txt (its
-    first paragraph the subject, as in a branch description).  Dated as the
-    last commit, so that the same series gives the same file."""
-    text = PATCHES / "cover-letter.txt"
+def cover_letter(tree, s, commits):
+    """The series' 0000-cover-letter.patch, as `git format-patch
+    --cover-letter` writes it, from its cover-letter.txt (the first
+    paragraph the subject, as in a branch description).  Dated as its last
+    commit, so that the same series gives the same file."""
+    text = s.dir / "cover-letter.txt"
     if not text.exists():
         return
-    version, = facts.table("series")["version"]
+    end = commits.split("..")[1]
+    branch = "kcolour" if end == "HEAD" else end  # git reads the tip branch's description
     with tempfile.TemporaryDirectory() as tmp:
-        format_patch(tree, tmp, ["--cover-letter", "--cover-from-description=subject",
-                                 "--subject-prefix=PATCH v" + version, "--numbered"],
-                     config=["-c", "branch.kcolour.description=" + text.read_text()])
+        format_patch(tree, tmp, commits, ["--cover-letter", "--cover-from-description=subject",
+                                          "--subject-prefix=" + s.subject_prefix, "--numbered"],
+                     config=["-c", "branch.%s.description=%s" % (branch, text.read_text())])
         letter = (Path(tmp) / "0000-cover-letter.patch").read_text()
-    date = git(tree.path, "log", "-1", "--format=%aD", "HEAD")
+    date = git(tree.path, "log", "-1", "--format=%aD", end)
     letter = re.sub(r"^Date: .*$", "Date: " + date, letter, count=1, flags=re.M)
-    out = PATCHES / "0000-cover-letter.patch"
+    out = s.dir / "0000-cover-letter.patch"
     if not out.exists() or out.read_text() != letter:
         out.write_text(letter)
-        say("wrote kernel-patches/0000-cover-letter.patch")
+        say("wrote kernel-patches/%s0000-cover-letter.patch" % s.prefix)
 
 
 # ------------------------------------------------------------- images

@@ -26,8 +26,9 @@ def suites(full):
     fixtures = str(facts.path("fixtures"))
     fuzz = os.environ.get("FUZZ_SECONDS") or ("600" if full else "60")
     build = ("make -s -C tools-probe && cc %s -o %s/test-geom %s/test-geom.c "
-             "tools-probe/lib/kcolour_geom.c && cc %s -o %s/test-dump %s/test-dump.c "
-             "tools-probe/cpuid_dump.c" % (CFLAGS, T, T, CFLAGS, T, T))
+             "tools-probe/lib/kcolour_decode.c tools-probe/lib/kcolour_geom.c && "
+             "cc %s -o %s/test-dump %s/test-dump.c tools-probe/cpuid_dump.c"
+             % (CFLAGS, T, T, CFLAGS, T, T))
     return [
         ("build", single("probe and unit tests build with -Werror", build)),
         ("geom-unit", [T + "/test-geom"]),

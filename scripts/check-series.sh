@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The kernel series as a maintainer would take it: every patch in
-# kernel-patches/series applies to the base in order, is clean under
-# checkpatch.pl --strict, carries a Signed-off-by of the project identity,
-# the decoder it adds is byte for byte the one tools-probe builds, and its
-# Kconfig defaults are that decoder's header's.  TAP output.
+# The kernel series as a maintainer would take them: every patch of every
+# series (facts.tsv) applies to the base in order, is clean under
+# checkpatch.pl --strict, carries a Signed-off-by of the project identity;
+# each series has its cover letter, and one after the first applies to the
+# base alone; the derivation the colouring adds is byte for byte the one
+# tools-probe builds, and its Kconfig defaults are that derivation's
+# header's.  TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
@@ -39,8 +41,19 @@ header_define() {
 	awk -v name="$2" '$1 == "#define" && $2 == name { print $3; exit }' "$1" 2>/dev/null
 }
 
-mapfile -t patches < <(sed 's/#.*//; /^[[:space:]]*$/d' kernel-patches/series)
-[ ${#patches[@]} -gt 0 ] || { echo "Bail out! kernel-patches/series lists no patch"; exit 1; }
+# The series of facts.tsv, in the order make tree lays them: NAME DIR VERSION.
+mapfile -t series < <(awk -F'\t' '$1 == "series" { print $2, $3, $4 }' facts.tsv)
+series_prefix() { [ "$1" = . ] || echo "$1/"; }
+series_patches() { # DIR: its patches, relative to kernel-patches/
+	sed 's/#.*//; /^[[:space:]]*$/d; s|^|'"$(series_prefix "$1")"'|' \
+		"kernel-patches/$(series_prefix "$1")series" 2>/dev/null
+}
+patches=()
+for s in "${series[@]}"; do
+	set -- $s
+	mapfile -t -O ${#patches[@]} patches < <(series_patches "$2")
+done
+[ ${#patches[@]} -gt 0 ] || { echo "Bail out! kernel-patches/ lists no patch"; exit 1; }
 bash scripts/check-shared-style.sh >/dev/null 2>&1 # unpacks checkpatch into the cache
 
 # 1. The series applies: a fresh base + series in a scratch tree (seconds,
@@ -73,22 +86,45 @@ for p in "${patches[@]}"; do
 	tap $? "Signed-off-by kcolour project: $p"
 done
 
-# 2b. The cover letter is the series': [PATCH vN 00/M] with M the patches,
-#     every patch's subject in its shortlog, the base named.
-cover=kernel-patches/0000-cover-letter.patch
-version=$(awk -F'\t' '$1 == "series" && $2 == "version" { print $3 }' facts.tsv)
-grep -q "^Subject: \[PATCH v$version 00/${#patches[@]}\] " "$cover" 2>/dev/null
-tap $? "the cover letter is [PATCH v$version 00/${#patches[@]}]"
-missing=0
-for p in "${patches[@]}"; do
-	subject=$(sed -n 's/^Subject: \[PATCH\] //p' "kernel-patches/$p")
-	tr -s ' \n' ' ' <"$cover" | grep -qF "$subject" || { echo "# not in the cover letter: $subject"; missing=1; }
+# 2b. Each series' cover letter: [PATCH vN 00/M] with M its patches ([PATCH
+#     0/M] for a first version), every patch's subject in its shortlog, the
+#     base named.  A series after the first also applies to the base alone.
+for s in "${series[@]}"; do
+	set -- $s
+	name=$1 dir=$2 version=$3
+	mapfile -t own < <(series_patches "$dir")
+	cover=kernel-patches/$(series_prefix "$dir")0000-cover-letter.patch
+	tag=PATCH
+	[ "$version" = 1 ] || tag="PATCH v$version"
+	n=${#own[@]}
+	num=$(printf "%0*d/%d" "${#n}" 0 "$n") # git format-patch's 00/22, 0/1
+	grep -qF "Subject: [$tag $num] " "$cover" 2>/dev/null
+	tap $? "$name series: the cover letter is [$tag $num]"
+	missing=0
+	for p in "${own[@]}"; do
+		subject=$(sed -n 's/^Subject: \[PATCH\] //p' "kernel-patches/$p")
+		tr -s ' \n' ' ' <"$cover" | grep -qF "$subject" || { echo "# not in the cover letter: $subject"; missing=1; }
+	done
+	tap $missing "$name series: the cover letter's shortlog names its ${#own[@]} patches"
+	grep -q "linux-source-6.12 (6.12.117" "$cover" 2>/dev/null
+	tap $? "$name series: the cover letter names the base, Debian's linux-source-6.12 (6.12.117)"
+	[ "$s" = "${series[0]}" ] && continue
+	alone=$BUILD/series-alone
+	rm -rf "$alone"
+	if git clone -q --no-checkout "$scratch/linux" "$alone" 2>/dev/null &&
+		git -C "$alone" checkout -q kcolour-base 2>/dev/null &&
+		git -C "$alone" -c user.name=kcolour -c user.email=kcolour@example.org \
+			am -q "${own[@]/#/$PWD/kernel-patches/}" >"$BUILD/series-alone.log" 2>&1; then
+		tap 0 "$name series: its ${#own[@]} patches apply to the base on their own"
+	else
+		tail -n 5 "$BUILD/series-alone.log" | sed 's/^/# /'
+		tap 1 "$name series: its ${#own[@]} patches apply to the base on their own"
+	fi
+	rm -rf "$alone"
 done
-tap $missing "the cover letter's shortlog names every patch of the series"
-grep -q "linux-source-6.12 (6.12.117" "$cover" 2>/dev/null
-tap $? "the cover letter names the base, Debian's linux-source-6.12 (6.12.117)"
 
-# 3. The decoder in the patched tree is tools-probe's, byte for byte.
+# 3. tools-probe's copies of the derivation are the patched tree's, byte for
+#    byte, the way perf's check-headers.sh checks tools/include.
 for pair in "${SHARED_FILES[@]}"; do
 	set -- $pair
 	if [ -f "$scratch/linux/$1" ] && cmp -s "$scratch/linux/$1" "$2"; then
@@ -99,7 +135,7 @@ for pair in "${SHARED_FILES[@]}"; do
 	fi
 done
 
-# 4. The Kconfig defaults are the decoder's: what a kernel boots with unless
+# 4. The Kconfig defaults are the derivation's: what a kernel boots with unless
 #    told otherwise is what kcolour-probe assumes.
 kconfig=$scratch/linux/arch/x86/Kconfig
 geom_h=$scratch/linux/arch/x86/include/asm/kcolour_geom.h

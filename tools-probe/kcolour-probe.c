@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcolour-probe: decode this CPU's (or a dump's) cache geometry with the very
- * decoder the kernel carries, and say how kernel stack colouring should be
- * tuned for it.
+ * kcolour-probe: decode this CPU's (or a dump's) cache geometry with the
+ * probe's own decoder (lib/kcolour_decode.c), and say how kernel stack
+ * colouring should be tuned for it with the very derivation the kernel
+ * carries (lib/kcolour_geom.c).
  *
  * Exit status: 0 success, 1 sysfs disagrees (with --strict only), 2 bad
  * input or usage.
@@ -17,6 +18,7 @@
 
 #include <linux/bits.h>
 #include <asm/kcolour_geom.h>
+#include <kcolour_decode.h>
 #include "cpuid_dump.h"
 #include "sysfs_check.h"
 
@@ -35,7 +37,7 @@ struct options {
 };
 
 struct probe {
-	struct kcolour_geom geom;
+	struct kcolour_cpu cpu;
 	struct kcolour_params rec;
 	int fallback;
 	char vendor[13];
@@ -210,16 +212,16 @@ static void run_probe(const struct options *o, struct probe *p)
 		die("--cpu needs --cpuid-file (the live probe reads the CPU it runs on)");
 	}
 	vendor_string(p, cpuid, ctx);
-	kcolour_decode(&p->geom, cpuid, ctx);
+	kcolour_decode(&p->cpu, cpuid, ctx);
 	/* A dump can be fixed, the running CPU cannot: refuse only the former. */
-	if (o->cpuid_file && (p->geom.notes & BAD_GEOMETRY))
+	if (o->cpuid_file && (p->cpu.notes & BAD_GEOMETRY))
 		die("%s: CPU %u: impossible cache geometry (%s)", o->cpuid_file, o->cpu,
-		    kcolour_note_text(p->geom.notes & BIT(KCOLOUR_NOTE_BAD_ENTRY) ?
+		    kcolour_note_text(p->cpu.notes & BIT(KCOLOUR_NOTE_BAD_ENTRY) ?
 				      KCOLOUR_NOTE_BAD_ENTRY : KCOLOUR_NOTE_RESERVED_TYPE));
 	p->rec = o->req;
-	p->fallback = kcolour_recommend(&p->geom, &p->rec);
+	p->fallback = kcolour_recommend(&p->cpu.geom, &p->rec);
 	if (o->sysfs_root) {
-		if (sysfs_check(o->sysfs_root, &p->geom, &p->sysfs, err, sizeof(err)))
+		if (sysfs_check(o->sysfs_root, &p->cpu.geom, &p->sysfs, err, sizeof(err)))
 			die("%s", err);
 		p->sysfs_checked = 1;
 	}
@@ -264,20 +266,21 @@ static void print_cache_row(const struct kcolour_cache *c)
 
 static void print_notes(const struct probe *p, FILE *out)
 {
-	const struct kcolour_geom *g = &p->geom;
+	const struct kcolour_cpu *cpu = &p->cpu;
+	const struct kcolour_geom *g = &cpu->geom;
 	char size[16];
 	int i;
 
 	for (i = 0; i < KCOLOUR_NR_NOTES; i++) {
-		if (!(g->notes & BIT(i)))
+		if (!(cpu->notes & BIT(i)))
 			continue;
 		fprintf(out, "note: %s", kcolour_note_text(i));
 		if (i == KCOLOUR_NOTE_LEAF2_UNKNOWN)
-			fprintf(out, " (0x%02x)", g->unknown_descriptor);
+			fprintf(out, " (0x%02x)", cpu->unknown_descriptor);
 		fputc('\n', out);
 	}
-	for (i = 0; i < g->nr_disagree; i++) {
-		const struct kcolour_cache *d = &g->disagree[i];
+	for (i = 0; i < cpu->nr_disagree; i++) {
+		const struct kcolour_cache *d = &cpu->disagree[i];
 		const struct kcolour_cache *k = kcolour_find(g, d->level);
 
 		fprintf(out, "note: %s says L%u %s %s %u-way %uB, not used",
@@ -317,7 +320,7 @@ static void print_policies(const struct probe *p)
 
 		q.policy = policy;
 		q.colours = 0;
-		kcolour_derive(kcolour_find(&p->geom, q.level), &q);
+		kcolour_derive(kcolour_find(&p->cpu.geom, q.level), &q);
 		printf("  %-9s %4u colours", kcolour_policy_name(policy), q.colours);
 		if (policy == KCOLOUR_POLICY_ADDR)
 			printf(": colour = (stack address >> %u) & %u\n", q.shift, q.colours - 1);
@@ -343,11 +346,11 @@ static void print_table(const struct probe *p)
 	int i;
 
 	printf("CPU: %s family 0x%x model 0x%x, max leaf 0x%x, max extended leaf 0x%x\n",
-	       kcolour_vendor_name(p->geom.vendor), p->geom.family, p->geom.model,
-	       p->geom.max_leaf, p->geom.max_ext_leaf);
+	       kcolour_vendor_name(p->cpu.vendor), p->cpu.family, p->cpu.model,
+	       p->cpu.max_leaf, p->cpu.max_ext_leaf);
 	printf("lvl type                size    ways   line     sets waysize  shift  source\n");
-	for (i = 0; i < p->geom.nr; i++)
-		print_cache_row(&p->geom.cache[i]);
+	for (i = 0; i < p->cpu.geom.nr; i++)
+		print_cache_row(&p->cpu.geom.cache[i]);
 	print_notes(p, stdout);
 	print_sysfs(p);
 	printf("\nrecommendation: level %u, shift %u (STACK_SHIFT_BITS), %u colours x %u B, "
@@ -426,7 +429,7 @@ static void json_notes(const struct probe *p)
 
 	printf("  \"notes\": [");
 	for (i = 0; i < KCOLOUR_NR_NOTES; i++) {
-		if (p->geom.notes & BIT(i)) {
+		if (p->cpu.notes & BIT(i)) {
 			printf("%s", sep);
 			json_string(kcolour_note_text(i));
 			sep = ", ";
@@ -473,9 +476,9 @@ static void print_json(const struct probe *p)
 
 	printf("{\n  \"vendor\": ");
 	json_string(p->vendor);
-	printf(",\n  \"family\": %u,\n  \"model\": %u,\n", p->geom.family, p->geom.model);
-	json_list_caches("caches", p->geom.cache, p->geom.nr);
-	json_list_caches("disagreements", p->geom.disagree, p->geom.nr_disagree);
+	printf(",\n  \"family\": %u,\n  \"model\": %u,\n", p->cpu.family, p->cpu.model);
+	json_list_caches("caches", p->cpu.geom.cache, p->cpu.geom.nr);
+	json_list_caches("disagreements", p->cpu.disagree, p->cpu.nr_disagree);
 	json_notes(p);
 	json_sysfs(p);
 	json_defaults();
@@ -489,7 +492,7 @@ static void print_json(const struct probe *p)
 
 		q.policy = policy;
 		q.colours = 0;
-		kcolour_derive(kcolour_find(&p->geom, q.level), &q);
+		kcolour_derive(kcolour_find(&p->cpu.geom, q.level), &q);
 		printf("%s\"%s\": %u", policy ? ", " : "", kcolour_policy_name(policy), q.colours);
 	}
 	printf("}\n}\n");

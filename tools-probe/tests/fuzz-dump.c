@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <asm/kcolour_geom.h>
+#include <kcolour_decode.h>
 #include "cpuid_dump.h"
 
 static struct cpuid_dump dump;
@@ -19,7 +20,7 @@ static void cpuid_from_dump(void *ctx, u32 leaf, u32 subleaf, u32 *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	struct kcolour_geom g;
+	struct kcolour_cpu cpu;
 	char err[256];
 	int policy, level;
 
@@ -27,13 +28,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		return 0;
 	if (cpuid_dump_parse((const char *)data + 1, len - 1, data[0] % 4, &dump, err, sizeof(err)))
 		return 0;
-	kcolour_decode(&g, cpuid_from_dump, &dump);
+	kcolour_decode(&cpu, cpuid_from_dump, &dump);
 	for (policy = 0; policy < KCOLOUR_NR_POLICIES; policy++) {
 		for (level = 0; level <= 2; level++) {
 			struct kcolour_params p = { .policy = policy, .level = level,
 						    .max_offset = KCOLOUR_DEFAULT_MAX_OFFSET };
 
-			kcolour_recommend(&g, &p);
+			kcolour_recommend(&cpu.geom, &p);
 			if (p.colours < 1 || p.step % KCOLOUR_MIN_STEP ||
 			    (u32)(p.colours - 1) * p.step > p.max_offset)
 				__builtin_trap();

@@ -14,7 +14,8 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$WORK/corpus" "$WORK/seeds"
 if ! clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -I"$HERE/include" -I"$HERE" -o "$WORK/fuzz-dump" \
-	"$HERE/tests/fuzz-dump.c" "$HERE/cpuid_dump.c" "$HERE/lib/kcolour_geom.c" 2>"$WORK/build.log"; then
+	"$HERE/tests/fuzz-dump.c" "$HERE/cpuid_dump.c" "$HERE/lib/kcolour_decode.c" \
+	"$HERE/lib/kcolour_geom.c" 2>"$WORK/build.log"; then
 	sed 's/^/# /' "$WORK/build.log"
 	tap 1 "build the libFuzzer target"
 	tap_end

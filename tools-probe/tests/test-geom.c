@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the shared decoder and derivation (lib/kcolour_geom.c) with
- * crafted CPUID registers: every source, the quirks, and garbage.  TAP output.
+ * Unit tests of the probe's decoder (lib/kcolour_decode.c) and the derivation
+ * shared with the kernel (lib/kcolour_geom.c) with crafted CPUID registers:
+ * every source, the quirks, and garbage.  TAP output.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <asm/kcolour_geom.h>
+#include <kcolour_decode.h>
 #include "../../harness/tap.h"
 
 /* Leaf 0 vendor strings as EBX, ECX, EDX. */
@@ -53,7 +55,9 @@ static void fake_cpuid(void *ctx, u32 leaf, u32 sub, u32 *r)
 	r[3] = e ? e->d : 0;
 }
 
-static struct kcolour_geom g;
+/* What the decoder found, and its caches (what the derivation reads). */
+static struct kcolour_cpu dec;
+static const struct kcolour_geom *g = &dec.geom;
 static struct fake_cpu cpu;
 
 #define DECODE(...) decode((const struct reg[]){ __VA_ARGS__ }, \
@@ -67,16 +71,16 @@ static int decode(const struct reg *regs, int n, int echo)
 	cpu.regs = regs;
 	cpu.n = n;
 	cpu.intel_echo = echo;
-	return kcolour_decode(&g, fake_cpuid, &cpu);
+	return kcolour_decode(&dec, fake_cpuid, &cpu);
 }
 
 static const struct kcolour_cache *slot(u8 level, u8 type)
 {
 	int i;
 
-	for (i = 0; i < g.nr; i++)
-		if (g.cache[i].level == level && g.cache[i].type == type)
-			return &g.cache[i];
+	for (i = 0; i < g->nr; i++)
+		if (g->cache[i].level == level && g->cache[i].type == type)
+			return &g->cache[i];
 	return NULL;
 }
 
@@ -99,7 +103,7 @@ static void expect(const char *what, u8 level, u8 type, u32 size, u32 ways, u32 
 
 static int has_note(enum kcolour_note n)
 {
-	return !!(g.notes & (1U << n));
+	return !!(dec.notes & (1U << n));
 }
 
 enum { D = KCOLOUR_CACHE_DATA, I = KCOLOUR_CACHE_INST, U = KCOLOUR_CACHE_UNIFIED,
@@ -113,18 +117,18 @@ static void test_leaf4(void)
 	       { 4, 0, 0x1c004121, 0x01c0003f, 0x3f }, { 4, 1, 0x1c004122, 0x01c0003f, 0x3f },
 	       { 4, 2, 0x1c004143, 0x00c0003f, 0x3ff }, { 4, 3, 0x1c03c163, 0x03c0003f, 0xfff, 6 },
 	       { 0x80000000, 0, 0x80000008 }, { 0x80000006, 0, 0, 0, 0x01006040 });
-	ok(g.vendor == KCOLOUR_VENDOR_INTEL && g.family == 6 && g.model == 0x4e,
+	ok(dec.vendor == KCOLOUR_VENDOR_INTEL && dec.family == 6 && dec.model == 0x4e,
 	   "leaf 4: vendor Intel, family 6 model 0x4e");
-	ok(g.nr == 4, "leaf 4: four caches (got %d)", g.nr);
+	ok(g->nr == 4, "leaf 4: four caches (got %d)", g->nr);
 	expect("leaf 4", 1, D, 32768, 8, 64, 64, KCOLOUR_SRC_LEAF4);
 	expect("leaf 4", 1, I, 32768, 8, 64, 64, KCOLOUR_SRC_LEAF4);
 	expect("leaf 4", 2, U, 262144, 4, 64, 1024, KCOLOUR_SRC_LEAF4);
 	expect("leaf 4", 3, U, 4194304, 16, 64, 4096, KCOLOUR_SRC_LEAF4);
-	ok(g.cache[0].type == D && g.cache[1].type == I && g.cache[3].level == 3,
+	ok(g->cache[0].type == D && g->cache[1].type == I && g->cache[3].level == 3,
 	   "leaf 4: caches sorted by level, then data before instruction");
 	/* 0x80000006 says 8-way for this 4-way L2: leaf 4 wins, the rest is recorded. */
-	ok(has_note(KCOLOUR_NOTE_DISAGREE) && g.nr_disagree == 1 &&
-	   g.disagree[0].source == KCOLOUR_SRC_AMD_L2L3 && g.disagree[0].ways == 8,
+	ok(has_note(KCOLOUR_NOTE_DISAGREE) && dec.nr_disagree == 1 &&
+	   dec.disagree[0].source == KCOLOUR_SRC_AMD_L2L3 && dec.disagree[0].ways == 8,
 	   "leaf 4 vs 0x80000006: disagreement recorded, leaf 4 trusted");
 	ok(!has_note(KCOLOUR_NOTE_LEAF2_UNKNOWN), "leaf 2 descriptors of Skylake all known");
 
@@ -158,15 +162,15 @@ static void test_leaf4_garbage(void)
 
 	/* Leaf 4 present but empty, leaf 2 says "use leaf 4": nothing, noted. */
 	DECODE({ 0, 0, 4, INTEL }, { 2, 0, 0x00000001, 0, 0, 0x000000ff });
-	ok(g.nr == 0 && has_note(KCOLOUR_NOTE_LEAF2_USE_LEAF4) && has_note(KCOLOUR_NOTE_NO_INFO),
+	ok(g->nr == 0 && has_note(KCOLOUR_NOTE_LEAF2_USE_LEAF4) && has_note(KCOLOUR_NOTE_NO_INFO),
 	   "empty leaf 4 + descriptor 0xff: no caches, both noted");
 
 	/* Absurd geometry: sets overflow, level 0, reserved type. */
 	DECODE({ 0, 0, 4, INTEL }, { 4, 0, 0x121, 0xffffffff, 0xffffffff },
 	       { 4, 1, 0x001, 0x01c0003f, 0x3f }, { 4, 2, 0x125, 0x01c0003f, 0x3f },
 	       { 4, 3, 0x122, 0x01c0003f, 0x3f });
-	ok(g.nr == 1 && has_note(KCOLOUR_NOTE_BAD_ENTRY) && has_note(KCOLOUR_NOTE_RESERVED_TYPE),
-	   "overflowing sets, level 0 and type 5 dropped; the good entry kept (nr %d)", g.nr);
+	ok(g->nr == 1 && has_note(KCOLOUR_NOTE_BAD_ENTRY) && has_note(KCOLOUR_NOTE_RESERVED_TYPE),
+	   "overflowing sets, level 0 and type 5 dropped; the good entry kept (nr %d)", g->nr);
 	expect("after garbage", 1, I, 32768, 8, 64, 64, KCOLOUR_SRC_LEAF4);
 
 	/* A leaf 4 that never ends stops after KCOLOUR_MAX_SUBLEAFS reads. */
@@ -177,8 +181,8 @@ static void test_leaf4_garbage(void)
 		for (i = 1; i < KCOLOUR_MAX_SUBLEAFS + 2; i++)
 			r[i] = (struct reg){ 4, i - 1, 0x21 + 0x20 * (i % 4), 0x01c0003f, 0x3f };
 		decode(r, KCOLOUR_MAX_SUBLEAFS + 2, 0);
-		ok(cpu.reads[4] == KCOLOUR_MAX_SUBLEAFS && g.nr <= KCOLOUR_MAX_CACHES,
-		   "endless leaf 4: %d reads, %d caches", cpu.reads[4], g.nr);
+		ok(cpu.reads[4] == KCOLOUR_MAX_SUBLEAFS && g->nr <= KCOLOUR_MAX_CACHES,
+		   "endless leaf 4: %d reads, %d caches", cpu.reads[4], g->nr);
 	}
 }
 
@@ -186,7 +190,7 @@ static void test_leaf2(void)
 {
 	/* Pentium III Coppermine. */
 	DECODE({ 0, 0, 3, INTEL }, { 1, 0, 0x683 }, { 2, 0, 0x03020101, 0, 0, 0x0c040882 });
-	ok(g.nr == 3, "P3 leaf 2: three caches (got %d)", g.nr);
+	ok(g->nr == 3, "P3 leaf 2: three caches (got %d)", g->nr);
 	expect("P3 leaf 2", 1, D, 16384, 4, 32, 128, KCOLOUR_SRC_LEAF2);
 	expect("P3 leaf 2", 1, I, 16384, 4, 32, 128, KCOLOUR_SRC_LEAF2);
 	expect("P3 leaf 2", 2, U, 262144, 8, 32, 1024, KCOLOUR_SRC_LEAF2);
@@ -211,7 +215,7 @@ static void test_leaf2(void)
 	DECODE({ 0, 0, 2, INTEL }, { 2, 0, 0x00002c02, 0x80003000, 0x00000099 });
 	ok(slot(1, D) && !slot(1, I), "register with bit 31 set is ignored");
 	ok(has_note(KCOLOUR_NOTE_LEAF2_REPEAT), "AL = 2 noted");
-	ok(has_note(KCOLOUR_NOTE_LEAF2_UNKNOWN) && g.unknown_descriptor == 0x99,
+	ok(has_note(KCOLOUR_NOTE_LEAF2_UNKNOWN) && dec.unknown_descriptor == 0x99,
 	   "unknown descriptor 0x99 noted");
 
 	/* Leaf 4 wins; leaf 2 only adds what leaf 4 cannot describe (trace). */
@@ -221,7 +225,7 @@ static void test_leaf2(void)
 	   "Prescott: trace cache from leaf 2 beside leaf 4");
 	expect("Prescott", 1, D, 16384, 8, 64, 32, KCOLOUR_SRC_LEAF4);
 	expect("Prescott", 2, U, 1048576, 8, 64, 2048, KCOLOUR_SRC_LEAF4);
-	ok(g.nr_disagree == 1 && g.disagree[0].descriptor == 0x7d,
+	ok(dec.nr_disagree == 1 && dec.disagree[0].descriptor == 0x7d,
 	   "Prescott: leaf 2's different L2 (0x7d) recorded as a disagreement");
 }
 
@@ -236,14 +240,14 @@ static void test_amd(void)
 	       { 0x8000001d, 1, 0x00004122, 0x01c0003f, 0x3f },
 	       { 0x8000001d, 2, 0x00004143, 0x01c0003f, 0x7ff, 2 },
 	       { 0x8000001d, 3, 0x0003c163, 0x03c0003f, 0x17fff, 1 });
-	ok(g.vendor == KCOLOUR_VENDOR_AMD && g.family == 0x19 && g.model == 0x61,
+	ok(dec.vendor == KCOLOUR_VENDOR_AMD && dec.family == 0x19 && dec.model == 0x61,
 	   "Raphael: AMD family 0x19 model 0x61");
 	ok(cpu.reads[4] == 0, "AMD: leaf 4 never read");
 	expect("Raphael", 1, D, 32768, 8, 64, 64, KCOLOUR_SRC_AMD_1D);
 	expect("Raphael", 1, I, 32768, 8, 64, 64, KCOLOUR_SRC_AMD_1D);
 	expect("Raphael", 2, U, 1048576, 8, 64, 2048, KCOLOUR_SRC_AMD_1D);
 	expect("Raphael", 3, U, 100663296, 16, 64, 98304, KCOLOUR_SRC_AMD_1D);
-	ok(!has_note(KCOLOUR_NOTE_DEFERRED) && !g.nr_disagree,
+	ok(!has_note(KCOLOUR_NOTE_DEFERRED) && !dec.nr_disagree,
 	   "Raphael: 0x80000006 code 9 is silent where 0x8000001D answered");
 
 	/* K8: legacy only; the L1 field is a plain way count. */
@@ -269,7 +273,7 @@ static void test_amd(void)
 	/* Codes: 9 without 0x8000001D, 0xf fully associative, 3 three-way, 7 reserved. */
 	DECODE({ 0, 0, 1, HYGON }, { 0x80000000, 0, 0x80000006 },
 	       { 0x80000006, 0, 0, 0, 0x00409040, 0x0080f040 });
-	ok(g.vendor == KCOLOUR_VENDOR_HYGON && has_note(KCOLOUR_NOTE_DEFERRED) && !slot(2, U),
+	ok(dec.vendor == KCOLOUR_VENDOR_HYGON && has_note(KCOLOUR_NOTE_DEFERRED) && !slot(2, U),
 	   "Hygon code 9 without 0x8000001D: no L2, noted");
 	expect("code 0xf", 3, U, 16777216, 0, 64, 1, KCOLOUR_SRC_AMD_L2L3);
 	DECODE({ 0, 0, 1, AMD }, { 0x80000000, 0, 0x80000006 },
@@ -280,7 +284,7 @@ static void test_amd(void)
 	DECODE({ 0, 0, 1, AMD }, { 0x80000000, 0, 0x80000006 },
 	       { 0x80000005, 0, 0, 0, 0x20000140, 0x20080100 },
 	       { 0x80000006, 0, 0, 0, 0x02006100 });
-	ok(g.nr == 0 && has_note(KCOLOUR_NOTE_BAD_ENTRY) && has_note(KCOLOUR_NOTE_NO_INFO),
+	ok(g->nr == 0 && has_note(KCOLOUR_NOTE_BAD_ENTRY) && has_note(KCOLOUR_NOTE_NO_INFO),
 	   "0 ways, 0 line: everything dropped and noted, no division by zero");
 }
 
@@ -292,19 +296,19 @@ static void test_other_vendors(void)
 	       { 4, 2, 0x0c00c143, 0x03c0003f, 0xfff, 2 }, { 0x80000000, 0, 0x80000008 },
 	       { 0x80000005, 0, 0x04200420, 0x06600660, 0x20080140, 0x20080140 },
 	       { 0x80000006, 0, 0, 0, 0x10008140 });
-	ok(g.vendor == KCOLOUR_VENDOR_CENTAUR && g.nr == 3 && !g.nr_disagree,
+	ok(dec.vendor == KCOLOUR_VENDOR_CENTAUR && g->nr == 3 && !dec.nr_disagree,
 	   "Centaur: leaf 4, and 0x80000005/6 agree");
 	expect("Centaur", 2, U, 4194304, 16, 64, 4096, KCOLOUR_SRC_LEAF4);
 	DECODE({ 0, 0, 1, ZHAOXIN }, { 0x80000000, 0, 0x80000006 },
 	       { 0x80000005, 0, 0, 0, 0x40040140 });
-	ok(g.vendor == KCOLOUR_VENDOR_ZHAOXIN, "Zhaoxin vendor string recognised");
+	ok(dec.vendor == KCOLOUR_VENDOR_ZHAOXIN, "Zhaoxin vendor string recognised");
 	expect("Zhaoxin legacy", 1, D, 65536, 4, 64, 256, KCOLOUR_SRC_AMD_L1);
 
 	/* No information at all (qemu64,level=1,xlevel=0x80000004). */
 	DECODE({ 0, 0, 1, AMD }, { 0x80000000, 0, 0x80000004 });
-	ok(g.nr == 0 && has_note(KCOLOUR_NOTE_NO_INFO), "no cache leaves: no caches, noted");
+	ok(g->nr == 0 && has_note(KCOLOUR_NOTE_NO_INFO), "no cache leaves: no caches, noted");
 	DECODE({ 0, 0, 0, 0x11111111, 0x22222222, 0x33333333 }, { 0x80000000, 0, 0x1234 });
-	ok(g.vendor == KCOLOUR_VENDOR_OTHER && g.max_ext_leaf == 0 && g.nr == 0,
+	ok(dec.vendor == KCOLOUR_VENDOR_OTHER && dec.max_ext_leaf == 0 && g->nr == 0,
 	   "unknown vendor, garbage extended range: nothing decoded");
 }
 
@@ -320,13 +324,13 @@ static struct kcolour_params derive(const struct kcolour_cache *c, u8 policy, u1
 
 static void test_derive(void)
 {
-	const struct kcolour_cache l1d = { 1, D, 1, 0, 32768, 8, 64, 64 };
-	const struct kcolour_cache l1d48 = { 1, D, 1, 0, 49152, 12, 64, 64 };
-	const struct kcolour_cache l2 = { 2, U, 1, 0, 262144, 4, 64, 1024 };
-	const struct kcolour_cache k8 = { 1, D, 5, 0, 65536, 2, 64, 512 };
-	const struct kcolour_cache l128 = { 2, U, 1, 0, 1048576, 8, 128, 1024 };
-	const struct kcolour_cache p3 = { 1, D, 2, 0, 16384, 4, 32, 128 };
-	const struct kcolour_cache full = { 1, D, 1, 0, 1024, 0, 64, 1 };
+	const struct kcolour_cache l1d = { 1, D, KCOLOUR_SRC_LEAF4, 0, 32768, 8, 64, 64 };
+	const struct kcolour_cache l1d48 = { 1, D, KCOLOUR_SRC_LEAF4, 0, 49152, 12, 64, 64 };
+	const struct kcolour_cache l2 = { 2, U, KCOLOUR_SRC_LEAF4, 0, 262144, 4, 64, 1024 };
+	const struct kcolour_cache k8 = { 1, D, KCOLOUR_SRC_AMD_L1, 0, 65536, 2, 64, 512 };
+	const struct kcolour_cache l128 = { 2, U, KCOLOUR_SRC_LEAF4, 0, 1048576, 8, 128, 1024 };
+	const struct kcolour_cache p3 = { 1, D, KCOLOUR_SRC_LEAF2, 0, 16384, 4, 32, 128 };
+	const struct kcolour_cache full = { 1, D, KCOLOUR_SRC_LEAF4, 0, 1024, 0, 64, 1 };
 	const u8 expect_policy[KCOLOUR_NR_POLICIES] = { 16, 17, 17, 17 };
 	struct kcolour_params p;
 	int i;
@@ -383,12 +387,12 @@ static void test_recommend(void)
 	struct kcolour_params p = { .policy = KCOLOUR_POLICY_BALANCED, .max_offset = 1024 };
 
 	DECODE({ 0, 0, 1, AMD }, { 0x80000000, 0, 0x80000004 });
-	ok(kcolour_recommend(&g, &p) == 1 && p.level == 0 && p.shift == 12 && p.colours == 17,
+	ok(kcolour_recommend(g, &p) == 1 && p.level == 0 && p.shift == 12 && p.colours == 17,
 	   "no information: safe default shift 12, 17 colours, level 0");
 
 	DECODE({ 0, 0, 4, INTEL }, { 4, 0, 0x00000143, 0x01c0003f, 0x3ff });
 	p = (struct kcolour_params){ .policy = KCOLOUR_POLICY_ADDR, .max_offset = 1024 };
-	ok(kcolour_recommend(&g, &p) == 0 && p.level == 2 && p.shift == 16 && p.colours == 16,
+	ok(kcolour_recommend(g, &p) == 0 && p.level == 2 && p.shift == 16 && p.colours == 16,
 	   "only an L2: auto picks level 2, shift 16, 16 colours (got L%u %u %u)", p.level,
 	   p.shift, p.colours);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Userspace stand-in for the kernel's <linux/types.h>, so that the shared
- * decoder (asm/kcolour_geom.h, lib/kcolour_geom.c) compiles unchanged in
+ * derivation (asm/kcolour_geom.h, lib/kcolour_geom.c) compiles unchanged in
  * kcolour-probe.  Like the kernel's tools/include/linux/types.h.
  */
 #ifndef KCOLOUR_TOOLS_LINUX_TYPES_H
