@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """make check's cheap tests of the function alignment choice: kconfig-cases.tsv; no short
 function of OBJECTS crosses a line under the packed choice (but exceptions.txt's); the
-default choice builds OBJECTS as the base tree does.  TAP; progress on stderr."""
+default choice builds OBJECTS as the base tree does.  With "full" (make check-full) also
+a whole CFI_CLANG kernel (clang-16) that asks for 64 bytes: it gets 16, builds, and
+boots with the KUnit suite passing.  TAP; progress on stderr.
+
+usage: falign/check.py [full]"""
 import difflib
 import functools
 import os
@@ -13,7 +17,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from harness import kernel, qemu, tap  # noqa: E402
+from harness import facts, kernel, qemu, tap  # noqa: E402
 
 WORK = kernel.BUILD / "falign-check"
 TOOL = HERE / "falign-report"
@@ -133,6 +137,40 @@ def check_default(t, tree):
       "(packed: none)" % left)
 
 
+def check_cfi(t, tree):
+    """A CFI_CLANG kernel of the test image's fragments, asking for 64-byte alignment:
+    kCFI's 16-byte hash offset must win, and the kernel must build and boot."""
+    if not shutil.which("clang-16"):
+        return t.skip("cfi: a CFI_CLANG kernel", "no clang-16 (make deps)")
+    obj, out = WORK / "cfi-clang16", WORK / "cfi-boot"
+    for d in (obj, out):
+        d.mkdir(parents=True, exist_ok=True)
+    (obj / "extra.config").write_text("CONFIG_CFI_CLANG=y\n"
+                                      "CONFIG_FUNCTION_ALIGNMENT_CHOICE_64B=y\n")
+    kmake = kernel.Kmake(tree, obj, "-16")
+    say("cfi: a CFI_CLANG kernel with clang-16 (the test image's fragments)")
+    try:
+        kmake.configure(kernel.fragment_files(facts.image_spec("test")[1]) +
+                        [obj / "extra.config"], verify=False)
+        config = (obj / ".config").read_text().splitlines()
+        t("CONFIG_CFI_CLANG=y" in config and "CONFIG_FUNCTION_ALIGNMENT=16" in config and
+          "CONFIG_FUNCTION_ALIGNMENT_CHOICE_64B=y" not in config,
+          "cfi: with CFI_CLANG, asking for 64 bytes gives FUNCTION_ALIGNMENT=16")
+        kmake.build()
+    except kernel.Error as e:
+        return t(False, "cfi: the CFI_CLANG kernel configures and builds (%s)" % e)
+    warnings = sum("warning:" in l for l in open(obj / "build.log", errors="replace"))
+    t(warnings == 0, "cfi: the CFI_CLANG kernel builds with clang-16, %d warnings" % warnings)
+    (out / "run.sh").write_text("echo cfi: booted\n")
+    initramfs = qemu.initramfs(out / "initramfs.cpio.gz", [(out / "run.sh", "/run.sh")])
+    image = kernel.Image("cfi", obj / "arch/x86/boot", "built with clang-16")
+    r = qemu.run([qemu.Boot("cfi-clang16", image, initramfs, out, smp=2, timeout=300)])[0]
+    kunit = re.search(r"# kstack_colour: pass:(\d+) fail:(\d+)", r.console)
+    t(r.ok and bool(kunit) and kunit.group(2) == "0" and "CFI failure" not in r.console,
+      "cfi: it boots under QEMU with no CFI failure, KUnit kstack_colour %s (console: %s.log)"
+      % ("pass:%s fail:%s" % kunit.groups() if kunit else "not run", r.boot.file))
+
+
 def main():
     if subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"],
                       stdout=sys.stderr).returncode:
@@ -146,7 +184,8 @@ def main():
     except kernel.Error as e:
         sys.exit("error: %s" % e)
     t = tap.Tap()
-    for check in (check_kconfig, check_packed, check_default):
+    full = sys.argv[1:] == ["full"]
+    for check in (check_kconfig, check_packed, check_default) + ((check_cfi,) if full else ()):
         check(t, tree.path)
     return t.plan()
 

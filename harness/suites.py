@@ -48,7 +48,7 @@ def suites(full):
         # image without colouring boots; the test image builds, and builds
         # again to the same bytes; make demo on every model; the matrix.
         ("series", ["bash", "scripts/check-series.sh"]),
-        ("falign-check", [PY, "falign/check.py"]),
+        ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
         # The KUnit suite as the kernel's own runner runs it (its own kernel).
