@@ -163,7 +163,8 @@ def newc(name, mode, rdev=(0, 0)):
 def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
     """A gzip'd newc initramfs: Debian's static busybox and its applets, /init,
     and each (SRC, DEST) file or directory.  No root needed: owner 0:0, and
-    /dev/console (needed before devtmpfs) is a header of its own.  The same
+    /dev/console (needed before devtmpfs) is a header of its own.  A file
+    at an applet's path (coreutils' /usr/bin/timeout) replaces it.  The same
     inputs give the same bytes: fixed times, sorted names."""
     if not os.access(busybox, os.X_OK) or \
             subprocess.run(["ldd", busybox], capture_output=True).returncode == 0:
@@ -182,6 +183,8 @@ def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
         for src, dest in files:
             dest = stage / str(dest).lstrip("/")
             dest.parent.mkdir(parents=True, exist_ok=True)
+            if dest.is_symlink():   # a file of files replaces a busybox applet
+                dest.unlink()
             if Path(src).is_dir():
                 shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
             elif Path(src).exists():

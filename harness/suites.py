@@ -48,11 +48,14 @@ def suites(full):
         # image without colouring boots; the test image builds, and builds
         # again to the same bytes; make demo on every model; the matrix.
         ("series", ["bash", "scripts/check-series.sh"]),
+        ("static", [PY, "scripts/check-static.py"]),
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
         # The KUnit suite as the kernel's own runner runs it (its own kernel).
         ("kunit-py", [PY, "selftests/kunit-py.py"]),
+        # The kselftests installed and run as test labs run them.
+        ("kselftest-lab", [PY, "selftests/kselftest-lab.py"]),
         ("demo-matrix", [PY, "selftests/check-demo.py"]),
         ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
         # The cache simulator bench and the sweep, reduced (make bench and

@@ -9,6 +9,7 @@
 #   make menuconfig           menuconfig on build/linux in that image's object dir
 #   make initramfs            busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
 #   make kernel-smoke         the image without colouring, booted under Skylake-Client and EPYC
+#   make static-check         the kernel's static checkers on what the series touch
 
 IMAGE ?= test
 FRAGMENTS ?=
@@ -55,6 +56,13 @@ selftests: deps
 # Every commit of the series builds on its own (not in make check: minutes a commit).
 bisect-check:
 	@$(HARNESS) bisect-check
+
+.PHONY: static-check
+
+# sparse, W=1, kernel-doc, coccicheck and get_maintainer.pl on what the series
+# touch, against the base kernel (scripts/check-static.py; also in make check).
+static-check: deps
+	@python3 scripts/check-static.py
 
 .PHONY: falign-report
 

@@ -24,6 +24,9 @@ PACKAGES=(
 	lighttpd apache2-utils rt-tests
 	# the function alignment's Kconfig cases under clang (kCFI needs clang 16)
 	clang-16 lld-16 llvm-16
+	# the kernel's static checkers (make static-check): sparse, coccicheck
+	# (whose OCaml-scripted rules need the compiler and findlib)
+	sparse coccinelle ocaml-nox ocaml-findlib
 )
 
 missing=()

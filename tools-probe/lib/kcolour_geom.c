@@ -200,6 +200,8 @@ EXPORT_SYMBOL_IF_KUNIT(kcolour_recommend);
  * Only bits above the shift may choose the colour: two stacks whose bits
  * below it differ already use different sets, and two that collide have equal
  * bits there, so colouring from those bits would move both the same way.
+ *
+ * Return: the colour, below @p->colours (0 when there is only one).
  */
 u16 kcolour_addr_colour(const struct kcolour_params *p, u64 addr)
 {

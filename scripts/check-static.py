@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""make check's static checkers on what the kernel series touch, each judged
+against the base kernel on the same files where the file is not new:
+
+  sparse      make C=2 (Debian's sparse) on every C file the series change
+  W=1         the same files with make W=1
+  kernel-doc  scripts/kernel-doc -none -Wall on the files the series add
+  coccicheck  scripts/coccicheck MODE=report on the changed C files
+  maintainers scripts/get_maintainer.pl on every patch: the kcolour entry has
+              an F: line for each file the series add; each patch names
+              every maintainer and list that the base names for its files,
+              and the kcolour entry unless the base names an owner for them
+
+The C files are built in the test image's configuration (facts.tsv "test"),
+in object dirs of their own (build/obj/static, build/obj/static-base).
+A warning counts as new when the patched tree has more of it, by file and
+message with the line numbers left out, than the base.  TAP on stdout,
+progress on stderr.
+"""
+import collections
+import concurrent.futures
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness import facts, kernel, tap  # noqa: E402
+
+WARNING = re.compile(r"^(?:\S*/)?(?P<file>(?:arch|include|kernel|mm|lib|drivers)/[^:\s]+)"
+                     r":\d+(?::\d+)?: (?P<kind>warning|error): (?P<msg>.*)$")
+# coccicheck's report lines: FILE:LINE:COL-COL: MESSAGE
+COCCI = re.compile(r"^(?:\S*/)?(?P<file>(?:arch|include|kernel|mm|lib|drivers)/[^:\s]+)"
+                   r":\d+:\d+-\d+: (?P<msg>.*)$")
+KCOLOUR = "kcolour@example.org"
+LKML = "linux-kernel@vger.kernel.org"
+
+
+def say(msg):
+    print("[static] %s" % msg, file=sys.stderr, flush=True)
+
+
+def changed(tree, status, tools=False):
+    """The files the series change (git diff --diff-filter=status); those
+    below tools/ (the selftests) only with tools."""
+    return [f for f in kernel.git(tree.path, "diff", "--name-only", "--diff-filter=" + status,
+                                  "kcolour-base..HEAD").splitlines()
+            if tools or not f.startswith("tools/")]
+
+
+def same_message(msg):
+    """A message with the line numbers it names left out."""
+    return re.sub(r"\bline \d+", "line N", msg)
+
+
+def warnings(text):
+    """Counter of (file, "kind: message") of a build's output."""
+    return collections.Counter((m["file"], "%s: %s" % (m["kind"], same_message(m["msg"])))
+                               for m in map(WARNING.match, text.splitlines()) if m)
+
+
+def new_warnings(patched, base):
+    return sorted("%s: %s (%d, base %d)" % (f, msg, n, base[f, msg])
+                  for (f, msg), n in patched.items() if n > base[f, msg])
+
+
+def both(fn, series, base):
+    """{dir: fn(dir)} for the patched and the base object dir, side by side."""
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        return dict(zip((series, base), pool.map(fn, (series, base))))
+
+
+class ObjDir:
+    """One tree configured as the test image, for building single objects."""
+
+    def __init__(self, tree, name):
+        self.tree, self.kmake = tree, kernel.Kmake(tree.path, kernel.BUILD / "obj" / name)
+        self.kmake.obj.mkdir(parents=True, exist_ok=True)
+
+    def configure(self):
+        frags = kernel.fragment_files(facts.image_spec("test")[1])
+        self.kmake.configure(frags, verify=not self.tree.base)
+
+    def objects(self, c_files):
+        """The objects of those C files that this tree has."""
+        return [f[:-2] + ".o" for f in c_files if (self.tree.path / f).exists()]
+
+    def make(self, targets, *options):
+        """Output of make -k OPTIONS TARGETS, each .o rebuilt."""
+        for t in targets:
+            o = self.kmake.obj / t
+            if o.exists():
+                o.unlink()
+        r = subprocess.run(self.kmake.cmd("-k", *options, *targets, jobs=1),
+                           capture_output=True, text=True, env=self.kmake.env)
+        return r.returncode, r.stdout + r.stderr
+
+
+def check_builds(t, series, base):
+    c_files = [f for f in changed(series.tree, "AM") if f.endswith(".c")]
+    for what, options in (("sparse (make C=1)", ["C=1", "CHECK=sparse"]), ("W=1", ["W=1"])):
+        start = time.time()
+        say("%s on %d files, patched and base" % (what, len(c_files)))
+        runs = both(lambda d: d.make(d.objects(c_files), *options), series, base)
+        (rc, out), (_, base_out) = runs[series], runs[base]
+        t(rc == 0, "%s: the %d changed C files build (%s)" % (what, len(c_files),
+                                                             " ".join(c_files)),
+          diag=[] if rc == 0 else out.splitlines()[-10:])
+        new = new_warnings(warnings(out), warnings(base_out))
+        t(not new, "%s: no new warnings against the base (%d in the patched files, %d in "
+          "the base's; %ds)" % (what, sum(warnings(out).values()),
+                                sum(warnings(base_out).values()), time.time() - start),
+          diag=new)
+
+
+def check_kernel_doc(t, series):
+    added = [f for f in changed(series.tree, "A") if f.endswith((".c", ".h"))]
+    r = subprocess.run(["perl", "scripts/kernel-doc", "-none", "-Wall"] + added,
+                       cwd=series.tree.path, capture_output=True, text=True)
+    lines = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+    t(r.returncode == 0 and not lines and added,
+      "kernel-doc -none -Wall: no warnings on the %d new files (%s)" % (len(added),
+                                                                       " ".join(added)),
+      diag=lines)
+
+
+def check_coccicheck(t, series, base):
+    if not shutil.which("spatch"):
+        return t.skip("coccicheck: no new reports", "no spatch (make deps installs coccinelle)")
+    c_files = [f for f in changed(series.tree, "AM") if f.endswith(".c")]
+    start = time.time()
+    say("coccicheck (MODE=report) on %d files, patched and base" % len(c_files))
+    runs = both(lambda d: d.make(d.objects(c_files), "C=1", "MODE=report",
+                                 "CHECK=%s/scripts/coccicheck" % d.tree.path), series, base)
+    for rc, out in runs.values():
+        if rc:
+            return t(False, "coccicheck MODE=report runs on the changed C files",
+                     diag=out.splitlines()[-10:])
+    reports = {d: collections.Counter((m["file"], same_message(m["msg"])) for m in
+                                      map(COCCI.match, runs[d][1].splitlines()) if m)
+               for d in runs}
+    new = sorted("%s: %s" % k for k, n in reports[series].items() if n > reports[base][k])
+    t(not new, "coccicheck MODE=report: no new reports on the %d changed C files (%d in the "
+      "patched files, %d in the base's; %ds)" % (len(c_files), sum(reports[series].values()),
+                                                 sum(reports[base].values()), time.time() - start),
+      diag=new)
+
+
+def maintainers(tree, *args):
+    r = subprocess.run(["perl", "scripts/get_maintainer.pl", "--no-git", "--no-git-fallback",
+                        "--no-rolestats", "--no-fixes"] + list(args),
+                       cwd=tree.path, capture_output=True, text=True)
+    return set(r.stdout.split("\n")) - {""}
+
+
+def check_maintainers(t, series, base):
+    series, base = series.tree, base.tree
+    text = (series.path / "MAINTAINERS").read_text()
+    entry = re.search(r"(?ms)^X86 CACHE COLOURING \(KCOLOUR\)\n(.*?)^\n", text)
+    patterns = re.findall(r"^F:\s+(\S+)", entry.group(1), re.M) if entry else []
+    added = changed(series, "A", tools=True)
+    uncovered = [f for f in added if not any(
+        f == p or (p.endswith("/") and f.startswith(p)) for p in patterns)]
+    t(bool(entry) and not uncovered, "MAINTAINERS: the kcolour entry has an F: line for each "
+      "of the %d files the series add" % len(added), diag=uncovered)
+    for p in kernel.series_patches():
+        path = kernel.PATCHES / p
+        files = [f for f in re.findall(r"^\+\+\+ b/(\S+)", path.read_text(), re.M)
+                 if (base.path / f).exists()]
+        named = maintainers(series, str(path))
+        owners = maintainers(base, "-f", *files) if files else set()
+        missing = sorted(owners - named)
+        ours = any(KCOLOUR in n for n in named)
+        # A patch the kcolour entry does not name must go to the owners of
+        # its files, not to LKML alone.
+        owned = bool(owners - {LKML})
+        t(not missing and (ours or owned), "get_maintainer.pl %s: names %s, and all %d that "
+          "the base names for its files" % (p, "the kcolour entry" if ours else
+                                            "its files' owners, not kcolour", len(owners)),
+          diag=missing or ([] if ours or owned else ["only: " + ", ".join(sorted(named))]))
+
+
+def main():
+    t = tap.Tap()
+    try:
+        trees = kernel.Tree(), kernel.Tree(base=True)
+        for tree in trees:
+            tree.ensure()
+        series, base = ObjDir(trees[0], "static"), ObjDir(trees[1], "static-base")
+        for d in (series, base):
+            say("configuring %s" % d.kmake.obj)
+            d.configure()
+    except kernel.Error as e:
+        t(False, "the patched and base trees configure: %s" % e)
+        return t.plan()
+    check_builds(t, series, base)
+    check_kernel_doc(t, series)
+    check_coccicheck(t, series, base)
+    check_maintainers(t, series, base)
+    return t.plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
