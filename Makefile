@@ -23,6 +23,7 @@ help:
 	@echo "make selftests   the selftest matrix under QEMU (SET=check|full, CASES=regex)"
 	@echo "make bisect-check  build every commit of the series on its own"
 	@echo "make static-check  sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch"
+	@echo "make reliability  trinity and fork storms on the KASAN + lockdep image, memory with 10,000 threads (SET=check|full)"
 	@echo "make falign-report  one kernel per function alignment choice, compared (docs/results/falign.md)"
 	@echo "make bench       cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke test)"
 	@echo "make perf-ab     perf stat A/B of colouring off/on on real hardware, as root -> build/perf-ab (make perf-ab-test: its tests)"

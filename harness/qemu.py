@@ -35,6 +35,13 @@ def safe(name):
     return re.sub(r"[^A-Za-z0-9_.+=-]", "_", name)
 
 
+# A kernel report (BUG, WARNING, lockdep's, KASAN's, ...) in a console line.
+# Reports start a line: user-space faults the x86 selftests or a fuzzer
+# provoke, "prog[pid] general protection fault ip:...", are not splats.
+SPLAT = re.compile(r"(^|\] )(BUG: |WARNING: |Oops: |Kernel panic|UBSAN: |"
+                   r"INFO: task .* blocked|kernel BUG at)|KASAN")
+
+
 class Boot:
     """One QEMU run of IMAGE (a kernel.Image or a bzImage path)."""
 

@@ -58,6 +58,8 @@ def suites(full):
         ("kselftest-lab", [PY, "selftests/kselftest-lab.py"]),
         ("demo-matrix", [PY, "selftests/check-demo.py"]),
         ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
+        # trinity and fork storms on the KASAN + lockdep image.
+        ("reliability", [PY, "selftests/reliability.py", "full" if full else "check"]),
         # The cache simulator bench and the sweep, reduced (make bench and
         # make bench-sweep run them whole); perf-ab's parsing and statistics
         # on canned perf stat output, and its run here (no counters on a VM).

@@ -10,6 +10,7 @@
 #   make initramfs            busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
 #   make kernel-smoke         the image without colouring, booted under Skylake-Client and EPYC
 #   make static-check         the kernel's static checkers on what the series touch
+#   make reliability          trinity, fork storms and memory (SET=check|full)
 
 IMAGE ?= test
 FRAGMENTS ?=
@@ -56,6 +57,13 @@ selftests: deps
 # Every commit of the series builds on its own (not in make check: minutes a commit).
 bisect-check:
 	@$(HARNESS) bisect-check
+
+.PHONY: reliability
+
+# trinity and fork storms on the KASAN + lockdep image, and the memory with
+# 10,000 threads: SET=check (make check's minute each) or SET=full.
+reliability: deps
+	@python3 selftests/reliability.py $(SET)
 
 .PHONY: static-check
 

@@ -27,6 +27,8 @@ PACKAGES=(
 	# the kernel's static checkers (make static-check): sparse, coccicheck
 	# (whose OCaml-scripted rules need the compiler and findlib)
 	sparse coccinelle ocaml-nox ocaml-findlib
+	# copied into the reliability guests (make reliability)
+	trinity stress-ng
 )
 
 missing=()

@@ -30,8 +30,10 @@ TESTS = ("kstack_colour_test", "kstack_colour_stress")
 # between markers, so that kernel messages on the console do not mix in.
 # runner.sh logs to /dev/stdout, which a distribution's /dev has (udev makes
 # it) and devtmpfs alone does not; it opens it again, so the file it names
-# is appended to, or the two offsets would overwrite each other.
-RUN = """for fd in 0:stdin 1:stdout 2:stderr; do
+# is appended to, or the two offsets would overwrite each other.  Console
+# messages below warnings are off, so that none splits an output line.
+RUN = """dmesg -n 5
+for fd in 0:stdin 1:stdout 2:stderr; do
 	[ -e /dev/${fd#*:} ] || ln -s /proc/self/fd/${fd%%:*} /dev/${fd#*:}
 done
 cd /kselftest || exit 1

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness.qemu import SPLAT  # noqa: E402
 from harness.tap import Tap  # noqa: E402
 
 KUNIT_CASE = re.compile(r"^ {4}(not ok|ok) \d+ (\S+)(.*)$")
@@ -20,10 +21,6 @@ KUNIT_SUITE = re.compile(r"^(not ok|ok) \d+ kstack_colour$")
 KSFT_LINE = re.compile(r"^(not ok|ok) \d+ (.*)$")
 SUITE_BEGIN = re.compile(r"^SUITE-BEGIN (\S+)$")
 SUITE_END = re.compile(r"^SUITE-END (\S+) rc=(\d+)$")
-# Kernel reports start a line (user-space faults the x86 tests provoke,
-# "prog[pid] general protection fault ip:...", are not splats).
-SPLAT = re.compile(r"(^|\] )(BUG: |WARNING: |Oops: |Kernel panic|UBSAN: |"
-                   r"INFO: task .* blocked|kernel BUG at)|KASAN")
 UPSTREAM = re.compile(r"^UPSTREAM (\S+) rc=(\d+)$")
 STRESS = re.compile(r"^STRESS cgroups before (\w+) after (\w+)$")
 WARNING = re.compile(r"ignoring '([^']*)' in kstack_colour=")

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Reliability under a syscall fuzzer and fork storms (make check: reduced;
+make check-full: full).
+
+  trinity  Debian's trinity as an unprivileged user, 2 children, a fixed
+           seed and a fixed number of syscalls, on the KASAN + lockdep image
+           at -smp 2: colouring off, the defaults, and task_struct colouring
+           with the largest budget (check: that one only, fewer syscalls)
+  storm    stress-ng --fork --vfork --clone --exec --pthread as an
+           unprivileged user in a pids cgroup whose pids.max makes forks
+           fail, at -smp 4 on the same image, while the sysctl flips every
+           100 ms and CPUs 1..3 go offline and online in turn
+  memory   (full only) the kernel's stack and slab memory with 10,000 live
+           threads, colouring off, on, and on with task_struct colouring,
+           on the test image with 2 GiB
+
+Each boot passes when its part ran to the end, the console has no BUG,
+WARNING, Oops, KASAN or lockdep report, the per-colour live counts equal
+the colours the task listing shows, and the guest powers off.  TAP on
+stdout; the figures also in build/reliability/figures.txt.
+
+usage: selftests/reliability.py [check|full]
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from harness import kernel, qemu, tap  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+OUT = kernel.BUILD / "reliability"
+SEED = 42
+LARGEST = "kstack_colour=on,task=on,max_offset=8192"   # KCOLOUR_MAX_OFFSET_LIMIT
+# (name, image, smp, mem, kernel args, part, size): the boots of each set.
+FULL = [("trinity-off", "debug", 2, "1G", "kstack_colour=off", "trinity", 100000),
+        ("trinity-defaults", "debug", 2, "1G", "kstack_colour=on", "trinity", 100000),
+        ("trinity-largest", "debug", 2, "1G", LARGEST, "trinity", 100000),
+        ("storm", "debug", 4, "1G", LARGEST, "storm", 120),
+        ("memory-off", "test", 1, "2G", "kstack_colour=off", "memory", 10000),
+        ("memory-on", "test", 1, "2G", "kstack_colour=on", "memory", 10000),
+        ("memory-task", "test", 1, "2G", "kstack_colour=on,task=on", "memory", 10000)]
+CHECK = [("trinity-largest", "debug", 2, "1G", LARGEST, "trinity", 3000),
+         ("storm", "debug", 4, "1G", LARGEST, "storm", 30)]
+SIZE_ARG = {"trinity": "n", "storm": "secs", "memory": "n"}
+
+
+def say(msg):
+    print("[reliability] %s" % msg, file=sys.stderr, flush=True)
+
+
+def initramfs():
+    bindir = OUT / "bin"
+    bindir.mkdir(parents=True, exist_ok=True)
+    for prog in ("threads", "colour-counts"):
+        subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-static", "-pthread", "-o",
+                        str(bindir / prog), str(HERE / (prog + ".c"))], check=True)
+    files = [(HERE / "reliability-guest.sh", "/run.sh"), (bindir, "/bin")]
+    return qemu.initramfs(OUT / "initramfs.cpio.gz", files + qemu.programs(
+        ["/usr/bin/trinity", "/usr/bin/stress-ng"]))
+
+
+def judge(t, name, part, size, r):
+    """TAP lines for one boot; returns its figure line."""
+    lines = r.console.replace("\r", "").splitlines()
+    splats = [l for l in lines if qemu.SPLAT.search(l)]
+    t(not splats, "%s: no BUG, WARNING, Oops, KASAN or lockdep report" % name,
+      diag=splats[:5])
+    counts = re.findall(r"^COUNTS (\S+) (\S+) (\S+)$", r.console, re.M)
+    t(counts and all(c[1] == "match" for c in counts),
+      "%s: the per-colour live counts equal the task listing (%s)"
+      % (name, ", ".join("%s %s" % c[:2] for c in counts) or "no counts"))
+    t(r.ok, "%s: the guest ran its part and powered off (exit %d, %ss, console %s.log)"
+      % (name, r.status, r.seconds, r.boot.file))
+    tasks = re.search(r"^TASKS (\d+)$", r.console, re.M)
+    if part == "trinity":
+        m = re.search(r"^TRINITY rc=(\d+) secs=(\d+)$", r.console, re.M)
+        ran = re.findall(r"Ran (\d+) syscalls", r.console)
+        t(m and m.group(1) == "0" and ran and int(ran[-1]) >= size,
+          "%s: trinity ran %s syscalls of %d (rc %s)" % (
+              name, ran[-1] if ran else "no", size, m.group(1) if m else "none"))
+        return "%s: %s syscalls in %ss, %d splats" % (
+            name, ran[-1] if ran else "?", m.group(2) if m else "?", len(splats))
+    if part == "storm":
+        m = re.search(r"^STORM rc=(\d+) secs=(\d+) failed_forks=(\d*) flips=(\d*) "
+                      r"hotplugs=(\d*) cpus=(\S+)$", r.console, re.M)
+        rc, secs, refused, flips, hotplugs, cpus = m.groups() if m else ("?",) * 6
+        t(rc == "0" and all(x.isdigit() and int(x) > 0 for x in (refused, flips, hotplugs)) and
+          cpus == "0-3", "%s: stress-ng ran %ss: %s forks refused by pids.max, the sysctl "
+          "turned off and on %s times, %s CPU hotplugs, CPUs %s online after" % (
+              name, secs, refused, flips, hotplugs, cpus))
+        bogo = re.findall(r"\] (fork|vfork|clone|exec|pthread) +(\d+) +[\d.]+ +[\d.]+", r.console)
+        return "%s: %ss, %s forks refused, %s flips, %s hotplugs; bogo ops %s; %d splats, %s " \
+            "tasks after" % (name, secs, refused, flips, hotplugs,
+                             " ".join("%s %s" % b for b in bogo) or "none", len(splats),
+                             tasks.group(1) if tasks else "?")
+    mem = dict(re.findall(r"^MEM (\w+) (.*)$", r.console, re.M))
+    threads = re.search(r"^THREADS (\d+)$", r.console, re.M)
+    t(threads and int(threads.group(1)) > size and "with" in mem,
+      "%s: %s threads live while measured" % (name, threads.group(1) if threads else "no"))
+    return "%s: before %s | with %s threads %s" % (name, mem.get("before"), size,
+                                                    mem.get("with"))
+
+
+def main(argv):
+    cases = FULL if argv[1:] == ["full"] else CHECK
+    t = tap.Tap()
+    try:
+        images = {i: kernel.image(i) for i in dict.fromkeys(c[1] for c in cases)}
+        rootfs = initramfs()
+    except (kernel.Error, RuntimeError, subprocess.CalledProcessError) as e:
+        t(False, "the images and the guest's programs build: %s" % e)
+        return t.plan()
+    boots = [qemu.Boot(name, images[image], rootfs, OUT, smp=smp, mem=mem, timeout=5400,
+                       args=[args, "kcolour.rel=%s" % part, "kcolour.seed=%d" % SEED,
+                             "kcolour.%s=%d" % (SIZE_ARG[part], size)])
+             for name, image, smp, mem, args, part, size in cases]
+    say("%d boots: %s" % (len(boots), ", ".join(b.name for b in boots)))
+    figures = [judge(t, c[0], c[5], c[6], r) for c, r in zip(cases, qemu.run(boots))]
+    (OUT / "figures.txt").write_text("\n".join(figures) + "\n")
+    for f in figures:
+        t.diag(f)
+    return t.plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
