@@ -60,12 +60,18 @@ hotplug_cpus() {
 	done
 }
 
+# What the storm may change in the cgroup tree, to check that it leaves it
+# as found: the root's controllers and children.
+cgroup_state() { { cat $CG/cgroup.subtree_control; ls $CG; } | md5sum | cut -c1-12; }
+
 run_storm() {
-	local secs orig flip hot start rc c
-	secs=$(arg secs) orig=$(cat $SYSCTL)
+	local secs orig flip hot start rc c before pids_on=
+	secs=$(arg secs) orig=$(cat $SYSCTL) before=$(cgroup_state)
 	add_nobody
-	# A pids cgroup of its own whose pids.max makes forks fail; removed after.
-	grep -q pids $CG/cgroup.subtree_control || echo +pids >$CG/cgroup.subtree_control
+	# A pids cgroup of its own whose pids.max makes forks fail; removed
+	# after, and the pids controller turned off again if it was off.
+	grep -q pids $CG/cgroup.subtree_control ||
+		{ echo +pids >$CG/cgroup.subtree_control && pids_on=1; }
 	mkdir $CG/kcolour-storm && echo 48 >$CG/kcolour-storm/pids.max || return 1
 	flip_sysctl & flip=$!
 	hotplug_cpus & hot=$!
@@ -85,6 +91,8 @@ run_storm() {
 	sed 's/^/# stress-ng: /' /tmp/storm.out
 	sleep 1
 	rmdir $CG/kcolour-storm
+	[ -n "$pids_on" ] && echo -pids >$CG/cgroup.subtree_control
+	echo "STORM cgroups before $before after $(cgroup_state)"
 	check_counts
 }
 

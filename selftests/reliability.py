@@ -90,6 +90,9 @@ def judge(t, name, part, size, r):
           cpus == "0-3", "%s: stress-ng ran %ss: %s forks refused by pids.max, the sysctl "
           "turned off and on %s times, %s CPU hotplugs, CPUs %s online after" % (
               name, secs, refused, flips, hotplugs, cpus))
+        cg = re.search(r"^STORM cgroups before (\w+) after (\w+)$", r.console, re.M)
+        t(cg and cg.group(1) == cg.group(2), "%s: the cgroup tree is left as found (%s)" % (
+            name, "%s, %s" % cg.groups() if cg else "no state"))
         bogo = re.findall(r"\] (fork|vfork|clone|exec|pthread) +(\d+) +[\d.]+ +[\d.]+", r.console)
         return "%s: %ss, %s forks refused, %s flips, %s hotplugs; bogo ops %s; %d splats, %s " \
             "tasks after" % (name, secs, refused, flips, hotplugs,
