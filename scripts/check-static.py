@@ -12,13 +12,15 @@ against the base kernel on the same files where the file is not new:
               and the kcolour entry unless the base names an owner for them
 
 The C files are built in the test image's configuration (facts.tsv "test"),
-in object dirs of their own (build/obj/static, build/obj/static-base).
+in object dirs of their own (build/obj/static, build/obj/static-base);
+the base's output is cached outside the clone, as the images are.
 A warning counts as new when the patched tree has more of it, by file and
 message with the line numbers left out, than the base.  TAP on stdout,
 progress on stderr.
 """
 import collections
 import concurrent.futures
+import hashlib
 import re
 import shutil
 import subprocess
@@ -73,28 +75,47 @@ def both(fn, series, base):
 
 
 class ObjDir:
-    """One tree configured as the test image, for building single objects."""
+    """One tree configured as the test image, for building single objects.
+    The base tree's output is cached (KCOLOUR_CACHE/static-base), keyed on
+    what it is made from: the base never changes between runs."""
 
     def __init__(self, tree, name):
         self.tree, self.kmake = tree, kernel.Kmake(tree.path, kernel.BUILD / "obj" / name)
-        self.kmake.obj.mkdir(parents=True, exist_ok=True)
-
-    def configure(self):
-        frags = kernel.fragment_files(facts.image_spec("test")[1])
-        self.kmake.configure(frags, verify=not self.tree.base)
+        self.frags = kernel.fragment_files(facts.image_spec("test")[1])
+        self.configured = False
 
     def objects(self, c_files):
         """The objects of those C files that this tree has."""
         return [f[:-2] + ".o" for f in c_files if (self.tree.path / f).exists()]
 
+    def cache_file(self, targets, options):
+        tools = [kernel.tool_version([t, "--version"]) for t in ("sparse", "spatch")]
+        key = hashlib.sha256("\n".join([kernel.image_key(True, self.frags)] + tools +
+                                        list(options) + list(targets)).encode())
+        return kernel.CACHE / "static-base" / key.hexdigest()[:16]
+
     def make(self, targets, *options):
-        """Output of make -k OPTIONS TARGETS, each .o rebuilt."""
+        """(status, output) of make -k OPTIONS TARGETS, each .o rebuilt."""
+        cached = self.cache_file(targets, options) if self.tree.base else None
+        if cached and cached.exists():
+            return 0, cached.read_text()
+        if not self.configured:
+            self.kmake.obj.mkdir(parents=True, exist_ok=True)
+            say("configuring %s" % self.kmake.obj)
+            try:
+                self.kmake.configure(self.frags, verify=not self.tree.base)
+            except kernel.Error as e:
+                return 1, "error: %s\n" % e
+            self.configured = True
         for t in targets:
             o = self.kmake.obj / t
             if o.exists():
                 o.unlink()
-        r = subprocess.run(self.kmake.cmd("-k", *options, *targets, jobs=1),
+        r = subprocess.run(self.kmake.cmd("-k", *options, *targets, jobs=2),
                            capture_output=True, text=True, env=self.kmake.env)
+        if cached and r.returncode == 0:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            cached.write_text(r.stdout + r.stderr)
         return r.returncode, r.stdout + r.stderr
 
 
@@ -104,10 +125,10 @@ def check_builds(t, series, base):
         start = time.time()
         say("%s on %d files, patched and base" % (what, len(c_files)))
         runs = both(lambda d: d.make(d.objects(c_files), *options), series, base)
-        (rc, out), (_, base_out) = runs[series], runs[base]
-        t(rc == 0, "%s: the %d changed C files build (%s)" % (what, len(c_files),
-                                                             " ".join(c_files)),
-          diag=[] if rc == 0 else out.splitlines()[-10:])
+        (rc, out), (base_rc, base_out) = runs[series], runs[base]
+        t(rc == 0 and base_rc == 0, "%s: the %d changed C files build, and the base's (%s)"
+          % (what, len(c_files), " ".join(c_files)),
+          diag=[l for o, r in ((out, rc), (base_out, base_rc)) if r for l in o.splitlines()[-10:]])
         new = new_warnings(warnings(out), warnings(base_out))
         t(not new, "%s: no new warnings against the base (%d in the patched files, %d in "
           "the base's; %ds)" % (what, sum(warnings(out).values()),
@@ -189,9 +210,6 @@ def main():
         for tree in trees:
             tree.ensure()
         series, base = ObjDir(trees[0], "static"), ObjDir(trees[1], "static-base")
-        for d in (series, base):
-            say("configuring %s" % d.kmake.obj)
-            d.configure()
     except kernel.Error as e:
         t(False, "the patched and base trees configure: %s" % e)
         return t.plan()
