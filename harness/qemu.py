@@ -132,7 +132,8 @@ def run(boots, jobs=None, engine=None):
     return [b.result() for b in boots]
 
 
-# /init of every initramfs: mount the usual file systems, run /run.sh (or a
+# /init of every initramfs: mount the usual file systems, quieten the
+# console, run /run.sh (or a
 # shell), print the end marker qemu-run.sh waits for, power off (reboot -f
 # ends QEMU under -no-reboot where the kernel has no ACPI).
 INIT = """#!/bin/sh
@@ -145,6 +146,14 @@ mount -t sysfs sysfs /sys
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 mount -t tmpfs tmpfs /tmp
+# What a distribution's /dev has and devtmpfs does not (kselftest's
+# runner.sh logs to /dev/stdout).
+for fd in 0:stdin 1:stdout 2:stderr; do
+	ln -s /proc/self/fd/${fd%%:*} /dev/${fd#*:}
+done
+# Warnings and worse on the console only: a late driver message (QEMU's
+# PS/2 mouse, KERN_INFO) split a guest's output line once on a loaded host.
+dmesg -n 5
 if [ -f /run.sh ]; then
 	sh /run.sh
 	rc=$?

@@ -20,6 +20,7 @@ progress on stderr.
 """
 import collections
 import concurrent.futures
+import functools
 import hashlib
 import re
 import shutil
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, kernel, tap  # noqa: E402
+from harness import facts, kernel, qemu, tap  # noqa: E402
 
 WARNING = re.compile(r"^(?:\S*/)?(?P<file>(?:arch|include|kernel|mm|lib|drivers)/[^:\s]+)"
                      r":\d+(?::\d+)?: (?P<kind>warning|error): (?P<msg>.*)$")
@@ -40,8 +41,7 @@ KCOLOUR = "kcolour@example.org"
 LKML = "linux-kernel@vger.kernel.org"
 
 
-def say(msg):
-    print("[static] %s" % msg, file=sys.stderr, flush=True)
+say = functools.partial(qemu.say, "static")
 
 
 def changed(tree, status, tools=False):

@@ -2,9 +2,6 @@
 # params), F (a sysfs cache index), P (the probe's JSON), and T, H, Z from kcolour-demo.
 set -u
 dbg=/sys/kernel/debug/x86/kstack_colour
-# Only warnings and worse on the console from here: a late driver message
-# (QEMU's PS/2 mouse, KERN_INFO) split the probe's JSON once on a loaded host.
-dmesg -n 5
 
 dmesg | grep 'kstack_colour:' | sed 's/^/D /'
 [ -r "$dbg/params" ] || { echo "demo: $dbg/params missing: kernel built without CONFIG_KSTACK_COLOUR or debugfs"; exit 1; }

@@ -14,6 +14,7 @@ timeout: busybox's has no --foreground), and the guest runs
 -smp 2, kstack_colour=on.  Its output is parsed by the kernel's own
 `tools/testing/kunit/kunit.py parse`.  TAP; progress on stderr.
 """
+import functools
 import re
 import shutil
 import subprocess
@@ -28,15 +29,9 @@ COLLECTION = "kstack_colour"
 TESTS = ("kstack_colour_test", "kstack_colour_stress")
 # The guest's side: run_kselftest.sh's output into a file, then that file
 # between markers, so that kernel messages on the console do not mix in.
-# runner.sh logs to /dev/stdout, which a distribution's /dev has (udev makes
-# it) and devtmpfs alone does not; it opens it again, so the file it names
-# is appended to, or the two offsets would overwrite each other.  Console
-# messages below warnings are off, so that none splits an output line.
-RUN = """dmesg -n 5
-for fd in 0:stdin 1:stdout 2:stderr; do
-	[ -e /dev/${fd#*:} ] || ln -s /proc/self/fd/${fd%%:*} /dev/${fd#*:}
-done
-cd /kselftest || exit 1
+# runner.sh opens /dev/stdout again, so the file it names is appended to,
+# or the two offsets would overwrite each other.
+RUN = """cd /kselftest || exit 1
 ./run_kselftest.sh -c %s >>/tmp/ksft.out 2>&1
 echo "run_kselftest.sh rc=$?"
 echo KSFT-OUTPUT-BEGIN
@@ -46,8 +41,7 @@ echo KSFT-OUTPUT-END
 SUMMARY = re.compile(r"Testing complete\. Ran (\d+) tests: passed: (\d+)(.*)")
 
 
-def say(msg):
-    print("[kselftest-lab] %s" % msg, file=sys.stderr, flush=True)
+say = functools.partial(qemu.say, "kselftest-lab")
 
 
 def install(tree):

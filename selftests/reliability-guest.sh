@@ -125,7 +125,6 @@ run_memory() {
 	kill $pid
 }
 
-dmesg -n 5	# warnings and worse only: no driver message splits a result line
 part=$(arg rel)
 echo "RELIABILITY $part"
 "run_$part"

@@ -21,6 +21,7 @@ stdout; the figures also in build/reliability/figures.txt.
 
 usage: selftests/reliability.py [check|full]
 """
+import functools
 import re
 import subprocess
 import sys
@@ -46,8 +47,7 @@ CHECK = [("trinity-largest", "debug", 2, "1G", LARGEST, "trinity", 3000),
 SIZE_ARG = {"trinity": "n", "storm": "secs", "memory": "n"}
 
 
-def say(msg):
-    print("[reliability] %s" % msg, file=sys.stderr, flush=True)
+say = functools.partial(qemu.say, "reliability")
 
 
 def initramfs():
