@@ -363,12 +363,16 @@ def cover_letter(tree, s, commits):
     end = commits.split("..")[1]
     branch = "kcolour" if end == "HEAD" else end  # git reads the tip branch's description
     with tempfile.TemporaryDirectory() as tmp:
+        # --compact-summary: "(new)" in the diffstat, so that the "create
+        # mode" lines, wider than checkpatch's 75 columns, can go (below).
         format_patch(tree, tmp, commits, ["--cover-letter", "--cover-from-description=subject",
-                                          "--subject-prefix=" + s.subject_prefix, "--numbered"],
+                                          "--subject-prefix=" + s.subject_prefix, "--numbered",
+                                          "--compact-summary"],
                      config=["-c", "branch.%s.description=%s" % (branch, text.read_text())])
         letter = (Path(tmp) / "0000-cover-letter.patch").read_text()
     date = git(tree.path, "log", "-1", "--format=%aD", end)
     letter = re.sub(r"^Date: .*$", "Date: " + date, letter, count=1, flags=re.M)
+    letter = re.sub(r"^ create mode \d+ .*\n", "", letter, flags=re.M)
     out = s.dir / "0000-cover-letter.patch"
     if not out.exists() or out.read_text() != letter:
         out.write_text(letter)

@@ -72,23 +72,29 @@ fi
 #    backport in the stable format ("commit <sha> upstream.") trips two
 #    checks by design: the bare sha of that line (GIT_COMMIT_ID), and shas
 #    the base's one-commit history cannot know (UNKNOWN_COMMIT_ID).
+# checkpatch FILE TEXT [OPTION...]: one TAP line, its report as diagnostics
+# (less spdxcheck's noise about a missing python3-ply).
+checkpatch() {
+	local file=$1 text=$2 out
+	shift 2
+	out=$(cd "$CP" && ./scripts/checkpatch.pl --strict --no-tree -q "$@" "$OLDPWD/$file" 2>&1 |
+		grep -v 'spdxcheck\|ply import\|ModuleNotFoundError\|from ply\|Traceback\|^  File')
+	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
+	tap "$([ -z "$out" ]; echo $?)" "$text"
+}
 for p in "${patches[@]}"; do
 	ignore=() what=""
 	if grep -Eq '^commit [0-9a-f]{40} upstream\.$' "kernel-patches/$p"; then
 		ignore=(--ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID) what=" (a stable backport)"
 	fi
-	out=$(cd "$CP" && ./scripts/checkpatch.pl --strict --no-tree -q "${ignore[@]}" \
-		"$OLDPWD/kernel-patches/$p" 2>&1 |
-		grep -v 'spdxcheck\|ply import\|ModuleNotFoundError\|from ply\|Traceback\|^  File')
-	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
-	tap "$([ -z "$out" ]; echo $?)" "checkpatch --strict: $p$what"
+	checkpatch "kernel-patches/$p" "checkpatch --strict: $p$what" "${ignore[@]}"
 	grep -q '^Signed-off-by: kcolour project <kcolour@example.org>$' "kernel-patches/$p"
 	tap $? "Signed-off-by kcolour project: $p"
 done
 
 # 2b. Each series' cover letter: [PATCH vN 00/M] with M its patches ([PATCH
 #     0/M] for a first version), every patch's subject in its shortlog, the
-#     base named.  A series after the first also applies to the base alone.
+#     base named, checkpatch --strict clean.  A series after the first also applies to the base alone.
 for s in "${series[@]}"; do
 	set -- $s
 	name=$1 dir=$2 version=$3
@@ -108,6 +114,9 @@ for s in "${series[@]}"; do
 	tap $missing "$name series: the cover letter's shortlog names its ${#own[@]} patches"
 	grep -q "linux-source-6.12 (6.12.117" "$cover" 2>/dev/null
 	tap $? "$name series: the cover letter names the base, Debian's linux-source-6.12 (6.12.117)"
+	# It names upstream commits that the base's one-commit history cannot know.
+	checkpatch "$cover" "$name series: checkpatch --strict: its cover letter" \
+		--ignore UNKNOWN_COMMIT_ID
 	[ "$s" = "${series[0]}" ] && continue
 	alone=$BUILD/series-alone
 	rm -rf "$alone"
