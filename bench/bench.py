@@ -12,9 +12,8 @@ on stdout): every phase complete, ab's requests all served, the MIN bound
 never above LRU or PLRU, repeated boots byte-identical, and the cost of the
 series built in but off against the base kernel.  QUICK: two cases at -smp 1
 and 2, two layouts, the bench-quick workloads, into build/bench/quick.
-DUMP=FILE (make bench-cpu): that CPU's caches, off against the line the
-probe derives for it, -smp 1, into build/bench/cpu-NAME.  Environment:
-QUICK=1, DUMP=FILE, JOBS=2, WORK=DIR, KCOLOUR_POOL, REPORT_ONLY=1.
+Other CPUs' caches: bench/cpus.py (make bench-cpus, make bench-cpu).
+Environment: QUICK=1, JOBS=2, WORK=DIR, KCOLOUR_POOL, REPORT_ONLY=1.
 """
 
 import os
@@ -23,10 +22,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 
 from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png,
-                       plugin_geometry, probe_caches, probe_cmdline)
+                       plugin_geometry, probe_caches)
 
 # NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off and
 # at its defaults, the base kernel with the upstream randomize_kstack_offset
@@ -404,25 +402,17 @@ def check_insns(run, layouts):
 
 def main():
     quick = bool(os.environ.get("QUICK"))
-    dump = Path(os.environ.get("DUMP") or facts.path("bench-dump")).resolve()
+    dump = facts.path("bench-dump")
     try:
         caches = probe_caches(dump)
-        derived = probe_cmdline(dump) if os.environ.get("DUMP") else None
     except RuntimeError as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    if derived:     # make bench-cpu: one CPU's caches, off against its derived setting
-        work = ROOT / "build/bench" / ("cpu-%s%s" % (dump.stem, "-quick" if quick else ""))
-        cases, smps = [CASES[0], ("derived", "bench", derived)], (1,)
-    else:
-        work = ROOT / "build/bench" / ("quick" if quick else "full")
-        cases, smps = CASES[:2] if quick else CASES, QUICK_SMPS if quick else SMPS
+    work = ROOT / "build/bench" / ("quick" if quick else "full")
+    cases, smps = CASES[:2] if quick else CASES, QUICK_SMPS if quick else SMPS
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     run = Run("bench", "bench-quick" if quick else "full", work, 900 if quick else 3600,
               plugin_geometry(caches))
-    if derived:
-        run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/bench.py, which runs:" % (
-            dump, " QUICK=1" if quick else "")
     for key in sorted({k for _, k, _ in cases}):
         run.image(key, key)
     fixtures = facts.path("fixtures").resolve()
@@ -442,7 +432,7 @@ def main():
     ok = run.check_boots([b[0] for b in boots] + [r + ".repeat" for r in repeats])
     if ok:
         check_phases(run, [b[0] for b in boots])
-        if not quick and not derived:
+        if not quick:
             check_insns(run, layouts)
     for r in repeats:
         run.tap(same(run.boots, r), "determinism: two boots of %s (%s, then %s pool) gave %s "
@@ -450,7 +440,7 @@ def main():
                                    else "DIFFERENT"))
     run.meta.setdefault("min_window", run.boots[boots[0][0]].config.get("min_window", "?"))
     return run.finish(Report(run, cases, smps, layouts, repeats, caches, latency())
-                      if ok else None, run.work if quick or derived else ROOT / "docs/results")
+                      if ok else None, run.work if quick else ROOT / "docs/results")
 
 
 def guest_versions():

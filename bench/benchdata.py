@@ -62,16 +62,18 @@ def probe(dump, *args):
     return out.stdout
 
 
-def probe_cmdline(dump):
-    """The kstack_colour= line the probe derives for a dump's CPU."""
-    return probe(dump, "--cmdline").strip()
+def probe_cmdline(dump, cpu=0):
+    """The kstack_colour= line the probe derives for a dump's CPU (its
+    logical-CPU block cpu)."""
+    return probe(dump, "--cpu", str(cpu), "--cmdline").strip()
 
 
-def probe_caches(dump):
-    """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump, as
-    kcolour-probe decodes it (the simulator models that CPU's caches)."""
+def probe_caches(dump, cpu=0):
+    """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump
+    (its logical-CPU block cpu), as kcolour-probe decodes it (the simulator
+    models that CPU's caches)."""
     names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
-    caches = json.loads(probe(dump, "--json"))["caches"]
+    caches = json.loads(probe(dump, "--cpu", str(cpu), "--json"))["caches"]
     return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])
             for c in caches if (c["level"], c["type"]) in names}
 

@@ -18,14 +18,19 @@ bench: deps
 bench-sweep: deps
 	@QUICK=$(QUICK) python3 bench/sweep.py
 
-# make bench-cpu DUMP=FILE [QUICK=1]: one CPU's caches (a `cpuid -r` or
-# AIDA64 dump, decoded by kcolour-probe) under the bench's workloads, off
-# against the kstack_colour= line the probe derives for that CPU; results
-# in build/bench/cpu-NAME[-quick].
-.PHONY: bench-cpu
+# make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
+# real CPUs (benchcpu), all simulated in every boot: off, a grid of colour
+# counts x steps x policies, and each CPU's derived kstack_colour= line, in
+# pick and scoring layouts -> docs/results/cpus.md (QUICK=1: three CPUs, two
+# settings, build/bench/cpus-quick).  make bench-cpu DUMP=FILE: the same on
+# one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
+.PHONY: bench-cpus bench-cpu
+bench-cpus: deps
+	@QUICK=$(QUICK) python3 bench/cpus.py
+
 bench-cpu: deps
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
-	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/bench.py
+	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/cpus.py
 
 # make bench-fork: fork+exit throughput with kernel stack colouring off
 # against on (the kernel.kstack_colour sysctl switched between rounds), as a

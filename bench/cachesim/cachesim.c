@@ -51,6 +51,7 @@ struct cs_cache {
 	uint8_t *phint;		/* <= 64 ways: the way a set touched last */
 	uint8_t *pbits;		/* PLRU > 64 ways: sets * ways bytes of state */
 	enum cs_plru plru;
+	unsigned int copies;	/* CS_FA_MISS, CS_PLRU_MISS: the copies kept */
 	struct fa_cache fa;
 };
 
@@ -430,6 +431,12 @@ static int plru_init(struct cs_cache *c, uint64_t sets)
 
 struct cs_cache *cs_cache_new(const struct cs_geom *geom, char *err, size_t errlen)
 {
+	return cs_cache_new_copies(geom, CS_FA_MISS | CS_PLRU_MISS, err, errlen);
+}
+
+struct cs_cache *cs_cache_new_copies(const struct cs_geom *geom, unsigned int copies,
+				     char *err, size_t errlen)
+{
 	struct cs_cache *c;
 	uint64_t lines, i;
 
@@ -444,10 +451,12 @@ struct cs_cache *cs_cache_new(const struct cs_geom *geom, char *err, size_t errl
 	c->set_mask = lines / geom->ways - 1;
 	c->lines = lines;
 	c->plru = is_pow2(geom->ways) ? CS_PLRU_TREE : CS_PLRU_BIT;
+	c->copies = copies & (CS_FA_MISS | CS_PLRU_MISS);
 	c->sets = malloc(lines * sizeof(*c->sets));
 	c->ptag = malloc(lines * sizeof(*c->ptag));
-	if (!c->sets || !c->ptag || plru_init(c, lines / geom->ways) ||
-	    fa_init(&c->fa, (int32_t)lines)) {
+	if (!c->sets || !c->ptag ||
+	    ((c->copies & CS_PLRU_MISS) && plru_init(c, lines / geom->ways)) ||
+	    ((c->copies & CS_FA_MISS) && fa_init(&c->fa, (int32_t)lines))) {
 		cs_cache_free(c);
 		goto nomem;
 	}
@@ -500,9 +509,10 @@ unsigned int cs_access(struct cs_cache *cache, uint64_t addr,
 	if (line != cache->last_line) {
 		if (sa_access(cache, line))
 			res |= CS_SA_MISS;
-		if (fa_access(&cache->fa, line))
+		if ((cache->copies & CS_FA_MISS) && fa_access(&cache->fa, line))
 			res |= CS_FA_MISS;
-		if (cache->ways <= 64 ? plru_access(cache, line) : wide_access(cache, line))
+		if ((cache->copies & CS_PLRU_MISS) &&
+		    (cache->ways <= 64 ? plru_access(cache, line) : wide_access(cache, line)))
 			res |= CS_PLRU_MISS;
 		cache->last_line = line;
 	}
@@ -520,8 +530,10 @@ int cs_invalidate(struct cs_cache *cache, uint64_t addr)
 	uint64_t line = addr >> cache->line_shift;
 	int held = sa_invalidate(cache, line);
 
-	fa_invalidate(&cache->fa, line);
-	plru_invalidate(cache, line);
+	if (cache->copies & CS_FA_MISS)
+		fa_invalidate(&cache->fa, line);
+	if (cache->copies & CS_PLRU_MISS)
+		plru_invalidate(cache, line);
 	if (line == cache->last_line)
 		cache->last_line = NO_LINE;
 	return held;

@@ -57,6 +57,13 @@ int cs_geom_check(const struct cs_geom *geom, char *err, size_t errlen);
 
 /* A new, empty cache; NULL with a message in err on bad geometry or ENOMEM. */
 struct cs_cache *cs_cache_new(const struct cs_geom *geom, char *err, size_t errlen);
+/*
+ * The same with only some copies: copies holds CS_FA_MISS and/or
+ * CS_PLRU_MISS for the copies kept beside the set-associative LRU one.  A
+ * copy not kept costs nothing and never misses.
+ */
+struct cs_cache *cs_cache_new_copies(const struct cs_geom *geom, unsigned int copies,
+				     char *err, size_t errlen);
 void cs_cache_free(struct cs_cache *cache);
 
 unsigned int cs_line_shift(const struct cs_cache *cache);

@@ -19,6 +19,11 @@
  * boot compares several geometries on identical traffic.  They feed no
  * other level.
  *
+ * cpus= adds up to MAX_HIER whole hierarchies, each a real CPU's L1D, L1I
+ * and L2: each L1 sees the primary's accesses, and each L2 the misses of
+ * its own two L1s, so one boot scores every CPU's caches on the same
+ * guest run.  An L1 geometry that several of them share is simulated once.
+ *
  * Each cache runs beside a fully-associative LRU cache of the same size
  * (cachesim.c); set-associative minus fully-associative misses are the
  * conflict misses.  A set-associative PLRU copy of each sees the same
@@ -123,6 +128,30 @@ enum extra_level { X_L1D, X_L2, NR_XLEVELS };
 
 static const enum cache_id xlevel_cache[NR_XLEVELS] = { C_L1D, C_L2 };
 
+/*
+ * A whole extra hierarchy (cpus=), reported as cpuN-L1D, cpuN-L1I and
+ * cpuN-L2.  Its L1s are entries of the shared L1 tables (struct hier_l1),
+ * which feed their misses to the L2 of every hierarchy that has them.  An
+ * L1 of the primary's geometry is the primary itself, entry HL1_PRIMARY.
+ * They keep the set-associative LRU copy, and their L2s the fully-associative
+ * one too (conflict misses; L2 accesses are few): the other fa_miss and
+ * plru_miss stay 0, except where the primary L1 stands in.
+ */
+#define MAX_HIER	24
+#define HL1_PRIMARY	MAX_HIER
+
+struct hier {
+	struct cs_geom geom[NR_CACHES];
+	unsigned int l1[C_L2];	/* [C_L1D], [C_L1I]: index in sim.hl1[] */
+};
+
+struct hier_l1 {
+	struct cs_geom geom;
+	unsigned int shift;
+	unsigned int nr_l2;
+	unsigned char l2[MAX_HIER];	/* the hierarchies it feeds */
+};
+
 /* An extra geometry; each vCPU has its own cache of it (struct cpu). */
 struct extra {
 	struct cs_geom geom;	/* line 0 until resolved: the primary's line */
@@ -135,6 +164,9 @@ struct cpu {
 	struct cs_cache *cache[NR_CACHES];
 	struct cs_cache *xcache[NR_XLEVELS][MAX_EXTRA];
 	uint64_t xlast[MAX_EXTRA];	/* L1D extras: the line of the latest access */
+	struct cs_cache *hl1[C_L2][MAX_HIER];	/* the shared L1s' caches */
+	uint64_t hl1d_last[MAX_HIER];	/* their L1Ds: the line of the latest access */
+	struct cs_cache *hl2[MAX_HIER];
 	struct cs_min_window min[NR_CACHES];	/* the primaries' MIN windows */
 };
 
@@ -177,6 +209,8 @@ struct phase {
 	struct cs_counts c[NR_CACHES][NR_REGIONS];
 	struct placement place;
 	struct cs_counts x[NR_XLEVELS][MAX_EXTRA][NR_REGIONS];
+	struct cs_counts hl1[C_L2][MAX_HIER][NR_REGIONS];
+	struct cs_counts hl2[MAX_HIER][NR_REGIONS];
 	uint64_t min_bound[NR_CACHES];	/* sum of max(0, MIN misses - lines) a window */
 	uint64_t insns[NR_REGIONS];
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
@@ -217,6 +251,10 @@ static struct {
 	unsigned int l1d_shift, l1i_shift, l2_shift;
 	struct extra extra[NR_XLEVELS][MAX_EXTRA];
 	unsigned int nr_extra[NR_XLEVELS];
+	struct hier hier[MAX_HIER];
+	unsigned int nr_hier;
+	struct hier_l1 hl1[C_L2][MAX_HIER + 1];	/* the distinct L1Ds, L1Is */
+	unsigned int nr_hl1[C_L2];
 	struct cpu *cpu;	/* [nr_cpus], by vcpu_index */
 	unsigned int nr_cpus;
 	uint64_t min_window;
@@ -370,6 +408,49 @@ static void l1d_extra_access(struct cpu *cpu, struct phase *ph, enum region r,
 	}
 }
 
+/* A miss of a shared L1 into the L2 of each hierarchy that has it. */
+static void hier_l2_access(struct cpu *cpu, struct phase *ph, enum region r,
+			   const struct hier_l1 *l1, uint64_t ram)
+{
+	unsigned int i;
+
+	for (i = 0; i < l1->nr_l2; i++)
+		cs_access(cpu->hl2[l1->l2[i]], ram, ph ? &ph->hl2[l1->l2[i]][r] : NULL);
+}
+
+/*
+ * The primary L1D's access in each shared L1D, its misses into the L2s
+ * (physical only on the first byte's page, as for the primary).
+ */
+static void hier_data_access(struct cpu *cpu, struct phase *ph, enum region r,
+			     uint64_t vaddr, uint64_t size, uint64_t ram)
+{
+	unsigned int i;
+
+	for (i = 0; i < sim.nr_hl1[C_L1D]; i++) {
+		const struct hier_l1 *l1 = &sim.hl1[C_L1D][i];
+		struct cs_counts *k = ph ? &ph->hl1[C_L1D][i][r] : NULL;
+		uint64_t line = vaddr >> l1->shift;
+		uint64_t last = (vaddr + size - 1) >> l1->shift;
+
+		for (; line <= last; line++) {
+			uint64_t lv = line << l1->shift;
+
+			/* The MRU line hits and changes nothing (see above). */
+			if (line == cpu->hl1d_last[i]) {
+				if (k)
+					k->accesses++;
+				continue;
+			}
+			cpu->hl1d_last[i] = line;
+			if (!(cs_access(cpu->hl1[C_L1D][i], lv, k) & CS_SA_MISS) ||
+			    (lv > vaddr && (lv & PAGE_MASK) != (vaddr & PAGE_MASK)))
+				continue;
+			hier_l2_access(cpu, ph, r, l1, lv > vaddr ? ram + (lv - vaddr) : ram);
+		}
+	}
+}
+
 /* Invalidate the lines of [first, last] in c; count those the LRU copy held. */
 static void inval_range(struct cs_cache *c, uint64_t first, uint64_t last,
 			struct cs_counts *k)
@@ -414,10 +495,21 @@ static void invalidate_others(unsigned int v, struct phase *ph, enum region r,
 				if (cpu->xlast[i] >= vaddr >> s && cpu->xlast[i] <= vlast >> s)
 					cpu->xlast[i] = UINT64_MAX;
 			}
+			for (i = 0; i < sim.nr_hl1[C_L1D]; i++) {
+				unsigned int s = sim.hl1[C_L1D][i].shift;
+
+				inval_range(cpu->hl1[C_L1D][i], vaddr, vlast,
+					    ph ? &ph->hl1[C_L1D][i][r] : NULL);
+				if (cpu->hl1d_last[i] >= vaddr >> s &&
+				    cpu->hl1d_last[i] <= vlast >> s)
+					cpu->hl1d_last[i] = UINT64_MAX;
+			}
 		}
 		inval_range(cpu->cache[C_L2], ram, ram_last, counts(ph, C_L2, r));
 		for (i = 0; i < sim.nr_extra[X_L2]; i++)
 			inval_range(cpu->xcache[X_L2][i], ram, ram_last, xcounts(ph, X_L2, i, r));
+		for (i = 0; i < sim.nr_hier; i++)
+			inval_range(cpu->hl2[i], ram, ram_last, ph ? &ph->hl2[i][r] : NULL);
 	}
 }
 
@@ -588,10 +680,15 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 			continue;
 		}
 		ram = qemu_plugin_hwaddr_phys_addr(hw);
-		l2_access(cpu, ph, r, 1, lv > vaddr ? ram + (lv - vaddr) : ram);
+		if (lv > vaddr)
+			ram += lv - vaddr;
+		l2_access(cpu, ph, r, 1, ram);
+		hier_l2_access(cpu, ph, r, &sim.hl1[C_L1D][HL1_PRIMARY], ram);
 	}
 	if (sim.nr_extra[X_L1D])
 		l1d_extra_access(cpu, ph, r, vaddr, size);
+	if (sim.nr_hier)
+		hier_data_access(cpu, ph, r, vaddr, size, qemu_plugin_hwaddr_phys_addr(hw));
 	if (sim.nr_cpus > 1 && qemu_plugin_mem_is_store(info))
 		invalidate_others(vcpu, ph, r, vaddr, size, qemu_plugin_hwaddr_phys_addr(hw));
 }
@@ -609,23 +706,33 @@ static inline void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run,
 				  struct phase *ph)
 {
 	enum region r = run->region;
-	unsigned int i;
+	unsigned int i, h;
 	uint64_t ram = 0;
 
 	if (ph) {
 		ph->insns[r] += run->insns;
 		/* Fetches after the first from a line are MRU hits. */
 		ph->c[C_L1I][r].accesses += run->accesses - run->nr_lines;
+		for (h = 0; h < sim.nr_hl1[C_L1I]; h++)
+			ph->hl1[C_L1I][h][r].accesses += run->accesses - run->nr_lines;
 	}
 	for (i = 0; i < run->nr_lines; i++) {
 		uint64_t lv = run->line_vaddr + ((uint64_t)i << sim.l1i_shift);
 		unsigned int res = cs_access(cpu->cache[C_L1I], lv, counts(ph, C_L1I, r));
+		int known = host_to_ram(run->host[i], &ram);
 
 		min_add(cpu, ph, C_L1I, lv >> sim.l1i_shift, r);
 		if (res & CS_SA_MISS) {
-			int known = host_to_ram(run->host[i], &ram);
-
 			l2_access(cpu, ph, r, known, ram);
+			if (known)
+				hier_l2_access(cpu, ph, r, &sim.hl1[C_L1I][HL1_PRIMARY], ram);
+		}
+		/* The shared L1Is' lines are the primary's (setup_hiers()). */
+		for (h = 0; h < sim.nr_hl1[C_L1I]; h++) {
+			res = cs_access(cpu->hl1[C_L1I][h], lv,
+					ph ? &ph->hl1[C_L1I][h][r] : NULL);
+			if ((res & CS_SA_MISS) && known)
+				hier_l2_access(cpu, ph, r, &sim.hl1[C_L1I][h], ram);
 		}
 	}
 }
@@ -804,6 +911,14 @@ static void print_phase(size_t idx, const struct phase *ph, int complete)
 	for (l = 0; l < NR_XLEVELS; l++)
 		for (i = 0; i < sim.nr_extra[l]; i++)
 			print_cache(idx, sim.extra[l][i].name, ph->x[l][i], NULL);
+	for (i = 0; i < sim.nr_hier; i++) {
+		for (c = 0; c < NR_CACHES; c++) {
+			snprintf(line, sizeof(line), "cpu%u-%s", i + 1, cache_name[c]);
+			print_cache(idx, line, c == C_L2 ? ph->hl2[i] :
+				    sim.hier[i].l1[c] == HL1_PRIMARY ? ph->c[c] :
+				    ph->hl1[c][sim.hier[i].l1[c]], NULL);
+		}
+	}
 }
 
 static int prof_cmp(const void *a, const void *b)
@@ -860,6 +975,11 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 				x ? "+" : l == X_L1D ? " L1D_extra=" : " L2_extra=",
 				g->size, g->ways, g->line);
 		}
+	for (x = 0; x < sim.nr_hier; x++)
+		for (c = 0; c < NR_CACHES; c++)
+			fprintf(sim.out, "%s%" PRIu64 "/%u/%u", c ? "-" : x ? "+" : " cpus=",
+				sim.hier[x].geom[c].size, sim.hier[x].geom[c].ways,
+				sim.hier[x].geom[c].line);
 	fprintf(sim.out, " stack_top=%" PRIu64 " text=0x%" PRIx64 "-0x%" PRIx64
 		" data=0x%" PRIx64 "-0x%" PRIx64 " phases=%zu ram_calibrated=%d",
 		sim.stack_top, sim.text_start, sim.text_end, sim.data_start, sim.data_end,
@@ -898,6 +1018,11 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		for (l = 0; l < NR_XLEVELS; l++)
 			for (x = 0; x < sim.nr_extra[l]; x++)
 				cs_cache_free(sim.cpu[u].xcache[l][x]);
+		for (c = 0; c < C_L2; c++)
+			for (x = 0; x < sim.nr_hl1[c]; x++)
+				cs_cache_free(sim.cpu[u].hl1[c][x]);
+		for (x = 0; x < sim.nr_hier; x++)
+			cs_cache_free(sim.cpu[u].hl2[x]);
 	}
 	free(sim.cpu);
 	while ((ch = sim.arena)) {
@@ -947,58 +1072,96 @@ static int parse_range(const char *s, uint64_t *start, uint64_t *end)
 }
 
 /*
- * l1d_extra= or l2_extra=: up to MAX_EXTRA items SIZE:WAYS[:LINE] separated
- * by '/' or '+' (QEMU splits plugin arguments at commas).  LINE defaults to
- * the primary's, resolved in setup_extras(), which also checks geometry.
+ * One geometry SIZE:WAYS[:LINE] of len bytes at p into *g; LINE 0 means
+ * "the primary's", resolved later.  0, or -1 if malformed.
+ */
+static int parse_geom(const char *p, size_t len, struct cs_geom *g)
+{
+	uint64_t v[3] = { 0, 0, 0 };
+	char item[64], *field = item, *colon;
+	int nf = 0;
+
+	if (!len || len >= sizeof(item))
+		return -1;
+	memcpy(item, p, len);
+	item[len] = 0;
+	do {
+		colon = strchr(field, ':');
+		if (colon)
+			*colon = 0;
+		if (nf == 3 || parse_size(field, &v[nf++]))
+			return -1;
+		if (colon)
+			field = colon + 1;
+	} while (colon);
+	/* An explicit line of 0 must not read as "the primary's". */
+	if (nf < 2 || v[1] > 1024 || v[2] > 4096 || (nf == 3 && !v[2]))
+		return -1;
+	g->size = v[0];
+	g->ways = (unsigned int)v[1];
+	g->line = (unsigned int)v[2];
+	return 0;
+}
+
+/*
+ * The items of a list argument, separated by '/' or '+' (QEMU splits plugin
+ * arguments at commas): calls item(p, len, index) for each, at most max.
  * Returns 0, or -2 after a message.
  */
-static int parse_extra(enum extra_level l, const char *key, const char *val)
+static int parse_list(const char *key, const char *val, unsigned int max,
+		      unsigned int *nr, const char *want,
+		      int (*item)(const char *p, size_t len, unsigned int i))
 {
 	const char *p = val;
 	unsigned int n = 0;
 
 	for (;;) {
 		size_t len = strcspn(p, "/+");
-		uint64_t v[3] = { 0, 0, 0 };
-		char item[64], *field = item, *colon;
-		int nf = 0;
 
-		if (n == MAX_EXTRA) {
-			fprintf(stderr, "kcolour-cachesim: %s: more than %d geometries\n",
-				key, MAX_EXTRA);
+		if (n == max) {
+			fprintf(stderr, "kcolour-cachesim: %s: more than %u items\n", key, max);
 			return -2;
 		}
-		if (!len || len >= sizeof(item))
-			goto bad;
-		memcpy(item, p, len);
-		item[len] = 0;
-		do {
-			colon = strchr(field, ':');
-			if (colon)
-				*colon = 0;
-			if (nf == 3 || parse_size(field, &v[nf++]))
-				goto bad;
-			if (colon)
-				field = colon + 1;
-		} while (colon);
-		/* An explicit line of 0 must not read as "the primary's". */
-		if (nf < 2 || v[1] > 1024 || v[2] > 4096 || (nf == 3 && !v[2]))
-			goto bad;
-		sim.extra[l][n].geom.size = v[0];
-		sim.extra[l][n].geom.ways = (unsigned int)v[1];
-		sim.extra[l][n].geom.line = (unsigned int)v[2];
+		if (item(p, len, n)) {
+			fprintf(stderr, "kcolour-cachesim: %s: bad item '%.*s' in '%s': want %s, several separated by '/' (ways <= 1024, line <= 4096)\n",
+				key, (int)len, p, val, want);
+			return -2;
+		}
 		n++;
 		p += len;
 		if (!*p)
 			break;
 		p++;
 	}
-	sim.nr_extra[l] = n;
+	*nr = n;
 	return 0;
-bad:
-	fprintf(stderr, "kcolour-cachesim: %s: bad geometry '%.*s' in '%s': want SIZE:WAYS[:LINE], several separated by '/' (ways <= 1024, line <= 4096)\n",
-		key, (int)strcspn(p, "/+"), p, val);
-	return -2;
+}
+
+static int parse_l1d_extra(const char *p, size_t len, unsigned int i)
+{
+	return parse_geom(p, len, &sim.extra[X_L1D][i].geom);
+}
+
+static int parse_l2_extra(const char *p, size_t len, unsigned int i)
+{
+	return parse_geom(p, len, &sim.extra[X_L2][i].geom);
+}
+
+/* A hierarchy L1D-L1I-L2, each SIZE:WAYS[:LINE]. */
+static int parse_hier(const char *p, size_t len, unsigned int i)
+{
+	const char *end = p + len;
+	int c;
+
+	for (c = 0; c < NR_CACHES; c++) {
+		const char *dash = memchr(p, '-', end - p);
+		size_t n = (dash ? dash : end) - p;
+
+		if ((c < NR_CACHES - 1) != !!dash || parse_geom(p, n, &sim.hier[i].geom[c]))
+			return -1;
+		p += n + 1;
+	}
+	return 0;
 }
 
 static int parse_arg(const char *arg)
@@ -1015,9 +1178,14 @@ static int parse_arg(const char *arg)
 	klen = eq - arg;
 	val = eq + 1;
 	if (!strncmp(arg, "l1d_extra=", klen + 1))
-		return parse_extra(X_L1D, "l1d_extra", val);
+		return parse_list("l1d_extra", val, MAX_EXTRA, &sim.nr_extra[X_L1D],
+				  "SIZE:WAYS[:LINE]", parse_l1d_extra);
 	if (!strncmp(arg, "l2_extra=", klen + 1))
-		return parse_extra(X_L2, "l2_extra", val);
+		return parse_list("l2_extra", val, MAX_EXTRA, &sim.nr_extra[X_L2],
+				  "SIZE:WAYS[:LINE]", parse_l2_extra);
+	if (!strncmp(arg, "cpus=", klen + 1))
+		return parse_list("cpus", val, MAX_HIER, &sim.nr_hier,
+				  "L1D-L1I-L2, each SIZE:WAYS[:LINE]", parse_hier);
 	for (c = 0; c < NR_CACHES; c++) {
 		size_t plen = strlen(prefix[c]);
 		const char *k = arg + plen;
@@ -1104,13 +1272,70 @@ static int setup_extras(enum extra_level l)
 	return 0;
 }
 
+/* The shared L1 table entry of level c with geometry g, added if new. */
+static unsigned int hier_l1_of(enum cache_id c, const struct cs_geom *g)
+{
+	unsigned int i;
+
+	if (!memcmp(&sim.geom[c], g, sizeof(*g)))
+		return HL1_PRIMARY;
+	for (i = 0; i < sim.nr_hl1[c]; i++)
+		if (!memcmp(&sim.hl1[c][i].geom, g, sizeof(*g)))
+			return i;
+	sim.hl1[c][i].geom = *g;
+	sim.hl1[c][i].shift = __builtin_ctz(g->line);
+	sim.nr_hl1[c]++;
+	return i;
+}
+
+/*
+ * Check the hierarchies' geometries and build the shared L1 tables.  An L1I
+ * line must be the primary's: the fetch runs are cut at the primary's lines.
+ */
+static int setup_hiers(void)
+{
+	char err[256];
+	unsigned int i;
+	int c;
+
+	for (i = 0; i < sim.nr_hier; i++) {
+		struct hier *h = &sim.hier[i];
+
+		for (c = 0; c < NR_CACHES; c++) {
+			struct cs_geom *g = &h->geom[c];
+
+			if (!g->line)
+				g->line = sim.geom[c].line;
+			if (c == C_L1I && g->line != sim.geom[C_L1I].line)
+				snprintf(err, sizeof(err), "line %u, not the primary's %u",
+					 g->line, sim.geom[C_L1I].line);
+			else if (!cs_geom_check(g, err, sizeof(err)))
+				err[0] = 0;
+			if (err[0]) {
+				fprintf(stderr, "kcolour-cachesim: cpu%u-%s (%" PRIu64 ":%u:%u): %s\n",
+					i + 1, cache_name[c], g->size, g->ways, g->line, err);
+				return -1;
+			}
+		}
+		for (c = 0; c < C_L2; c++) {
+			struct hier_l1 *l1;
+
+			h->l1[c] = hier_l1_of(c, &h->geom[c]);
+			l1 = &sim.hl1[c][h->l1[c]];
+			l1->l2[l1->nr_l2++] = (unsigned char)i;
+		}
+	}
+	return 0;
+}
+
 static const char usage[] =
 	"kcolour-cachesim: arguments (all optional), e.g.\n"
 	"  -plugin kcolour-cachesim.so,l1d_size=32K,l1d_ways=8,l1d_line=64,"
 	"l1i_size=32K,l1i_ways=8,l1i_line=64,l2_size=4M,l2_ways=16,l2_line=64,"
 	"stack_top=2048,text=ffffffff81000000-ffffffff82200000,"
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
-	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,profile=PATH,min_window=2M\n";
+	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,"
+	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M\n";
 
 /* One vCPU's caches and MIN windows.  0, or -1 after a message. */
 static int setup_cpu(struct cpu *cpu)
@@ -1141,8 +1366,29 @@ static int setup_cpu(struct cpu *cpu)
 			}
 		}
 	}
+	for (c = 0; c < C_L2; c++) {
+		for (i = 0; i < sim.nr_hl1[c]; i++) {
+			cpu->hl1[c][i] = cs_cache_new_copies(&sim.hl1[c][i].geom, 0, err,
+							     sizeof(err));
+			if (!cpu->hl1[c][i]) {
+				fprintf(stderr, "kcolour-cachesim: a cpus= %s: %s\n",
+					cache_name[c], err);
+				return -1;
+			}
+		}
+	}
+	for (i = 0; i < sim.nr_hier; i++) {
+		cpu->hl2[i] = cs_cache_new_copies(&sim.hier[i].geom[C_L2], CS_FA_MISS, err,
+						  sizeof(err));
+		if (!cpu->hl2[i]) {
+			fprintf(stderr, "kcolour-cachesim: cpu%u-L2: %s\n", i + 1, err);
+			return -1;
+		}
+	}
 	for (i = 0; i < MAX_EXTRA; i++)
 		cpu->xlast[i] = UINT64_MAX;
+	for (i = 0; i < MAX_HIER; i++)
+		cpu->hl1d_last[i] = UINT64_MAX;
 	return 0;
 }
 
@@ -1232,7 +1478,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 	}
-	if (setup_extras(X_L1D) || setup_extras(X_L2))
+	if (setup_extras(X_L1D) || setup_extras(X_L2) || setup_hiers())
 		return -1;
 	sim.nr_cpus = (unsigned int)info->system.smp_vcpus;
 	sim.cpu = calloc(sim.nr_cpus, sizeof(*sim.cpu));

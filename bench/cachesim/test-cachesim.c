@@ -647,6 +647,45 @@ static void test_invalidate_reference(void)
 	cs_cache_free(c);
 }
 
+/*
+ * A cache with only the LRU copy: the same set-associative misses as one
+ * with every copy over a long random stream, invalidations included, and
+ * never an FA or PLRU miss.
+ */
+static void test_lru_only(void)
+{
+	struct cs_geom g = { .size = 48 * 1024, .ways = 12, .line = 64 };
+	struct cs_counts full = { 0 }, lru = { 0 };
+	struct cs_cache *a, *b;
+	char err[160];
+	uint64_t x = 777, addr;
+	int i, differ = 0;
+
+	a = cs_cache_new(&g, err, sizeof(err));
+	b = cs_cache_new_copies(&g, 0, err, sizeof(err));
+	if (!a || !b) {
+		ok(0, "LRU only: caches made (%s)", err);
+		return;
+	}
+	for (i = 0; i < 200000; i++) {
+		addr = rnd(&x) % (256 * 1024);
+		if (!(i % 97)) {
+			differ += cs_invalidate(a, addr) != cs_invalidate(b, addr);
+			continue;
+		}
+		differ += (cs_access(a, addr, &full) & CS_SA_MISS) !=
+			  (cs_access(b, addr, &lru) & CS_SA_MISS);
+	}
+	ok(!differ && full.sa_miss == lru.sa_miss && full.sa_miss,
+	   "LRU only: the same set-associative misses as every copy (%llu, %llu; %d differ)",
+	   ULL(full.sa_miss), ULL(lru.sa_miss), differ);
+	ok(!lru.fa_miss && !lru.plru_miss && full.fa_miss && full.plru_miss,
+	   "LRU only: no FA or PLRU misses counted (%llu, %llu; every copy: %llu, %llu)",
+	   ULL(lru.fa_miss), ULL(lru.plru_miss), ULL(full.fa_miss), ULL(full.plru_miss));
+	cs_cache_free(a);
+	cs_cache_free(b);
+}
+
 int main(void)
 {
 	test_cold();
@@ -668,5 +707,6 @@ int main(void)
 	test_min_window();
 	test_invalidate();
 	test_invalidate_reference();
+	test_lru_only();
 	return tap_end();
 }

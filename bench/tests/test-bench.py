@@ -18,6 +18,7 @@ from pathlib import Path
 TOP = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(TOP), str(TOP / "bench")]
 import bench  # noqa: E402
+import cpus  # noqa: E402
 import benchdata  # noqa: E402
 from harness import tap  # noqa: E402
 
@@ -77,11 +78,31 @@ def main():
         t("kcolour-probe" in str(e), "probe_caches: a file that is no CPUID dump is an error",
           [str(e)])
 
-    bad = subprocess.run([sys.executable, str(TOP / "bench/bench.py")], capture_output=True,
-                         text=True, env=dict(os.environ, DUMP=str(TOP / "facts.tsv")))
-    t(bad.returncode == 2 and "error: kcolour-probe" in bad.stderr and not bad.stdout,
-      "make bench-cpu DUMP=<not a dump>: exit 2 with the probe's message, nothing booted",
-      [bad.stderr.strip()])
+    for dump in ("facts.tsv", "no-such-dump"):
+        bad = subprocess.run([sys.executable, str(TOP / "bench/cpus.py")], capture_output=True,
+                             text=True, env=dict(os.environ, DUMP=str(TOP / dump)))
+        t(bad.returncode == 2 and "error: kcolour-probe" in bad.stderr and not bad.stdout,
+          "make bench-cpu DUMP=%s: exit 2 with the probe's message, nothing booted" % dump,
+          [bad.stderr.strip()])
+
+    t(cpus.derived_key("kstack_colour=on,level=1,shift=15,colours=3,step=1024,max_offset=2048,"
+                       "policy=balanced") == (3, 1024, "balanced") and
+      cpus.derived_key("kstack_colour=off") is None and
+      cpus.derived_key("kstack_colour=on,colours=1,step=64,policy=rr") is None,
+      "derived_key: colours, step and policy of a line; off and one colour are None")
+
+    class FakeCpu:
+        def __init__(self, name, derived):
+            self.name, self.derived = name, derived
+    line = "kstack_colour=on,level=1,shift=%d,colours=%d,step=1024,max_offset=2048,policy=balanced"
+    got = cpus.settings([FakeCpu("a", line % (12, 3)), FakeCpu("b", line % (15, 3)),
+                         FakeCpu("c", line % (12, 3)), FakeCpu("d", "kstack_colour=off")],
+                        [(3, 1024, "balanced"), (4, 512, "balanced")])
+    t([n for n, _ in got] == ["off", "c3-s1024-balanced-shift12", "c3-s1024-balanced-shift15",
+                              "c4-s512-balanced"] and got[3][1] ==
+      "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced",
+      "settings: off once, each distinct derived line exactly, the grid points no derived "
+      "line already is", got)
 
     with tempfile.TemporaryDirectory() as tmp:
         stem = Path(tmp) / "b"

@@ -1,0 +1,355 @@
+"""Stack colouring on the caches of real CPUs: make bench-cpus [QUICK=1], and
+make bench-cpu DUMP=FILE [QUICK=1] for any one CPUID dump (README.md).
+
+Every boot simulates, beside the bench model's caches, the L1D, L1I and L2 of
+each CPU (kcolour-cachesim cpus=, from kcolour-probe --cpuid-file DUMP --json
+of facts.tsv's benchcpu dumps), so one boot per (setting, layout) scores
+every CPU on the same guest run.  The settings: colouring off, a grid of
+colour counts x steps x policies, and each CPU's derived line exactly as
+kcolour-probe --cmdline prints it.  The guest kernel stays the bench's
+Skylake-Client: QEMU 7.2 cannot present a dump's CPUID, so the kernel's own
+decode of these CPUs is not exercised here (the probe's is, and
+kernel = probe = sysfs on the QEMU models: make demo-matrix).
+
+Per CPU, setting and layout: the estimated cycles per event of each workload
+(bench.py's model on that CPU's simulated misses) and their geometric mean.
+Each CPU's optimum and the best fixed setting are picked on the pick layouts
+and every setting is scored on the others.  Results into build/bench/cpus
+(docs/results/cpus.md from a full make bench-cpus).  Environment: QUICK=1,
+DUMP=FILE, JOBS=2, WORK=DIR, REPORT_ONLY=1.
+"""
+
+import math
+import os
+import statistics
+import sys
+from pathlib import Path
+
+from benchdata import KARGS, ROOT, Doc, Run, facts, fmt, plot_png, probe_caches, probe_cmdline
+from bench import Spread, latency, net
+
+# The grid: (colours, step, policy), each booted as
+# kstack_colour=on,colours=C,step=S,max_offset=(C-1)*S,policy=P (level and
+# shift only matter to the addr and mod policies, which read addresses).
+GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
+        (4, 512, "balanced"), (8, 512, "balanced"), (16, 256, "balanced"),
+        (3, 1024, "rr")]
+QUICK_GRID = [(3, 1024, "balanced"), (4, 512, "balanced")]
+PICK, SCORE = (1, 2), (3, 4)
+QUICK_PICK, QUICK_SCORE = (1,), (2,)
+QUICK_CPUS = ("K8", "Skylake", "TigerLake")
+# A CPU whose dump has no L1I (the Pentium 4's trace cache holds micro-ops):
+# the model's L1I stands in, and the report says so.
+MODEL_L1I = (32768, 8, 64)
+# The plugin's primary caches (its defaults), simulated once more as the last
+# cpus= hierarchy: it must count exactly what the primary L2 counts.
+PRIMARY = "32768:8:64-32768:8:64-4194304:16:64"
+TARGET_SLACK = 0.03
+
+
+class Cpu:
+    """One real CPU, a core of logical-CPU block cpu of its dump: its caches
+    (probe --json) and the line the kernel derives on the boot CPU, block 0
+    (--cmdline): on a hybrid part the other core type runs with that line."""
+
+    def __init__(self, name, cpu_set, dump, cpu=0):
+        self.name, self.set, self.dump, self.cpu = name, cpu_set, dump, cpu
+        self.caches = probe_caches(dump, cpu)
+        self.l1i_stand_in = "L1I" not in self.caches
+        self.caches.setdefault("L1I", MODEL_L1I)
+        self.derived = probe_cmdline(dump)
+
+    def hierarchy(self):
+        """The plugin's cpus= item: L1D-L1I-L2, each SIZE:WAYS:LINE."""
+        return "-".join("%d:%d:%d" % self.caches[c] for c in ("L1D", "L1I", "L2"))
+
+    def geometry(self, cache):
+        size, ways, _ = self.caches[cache]
+        return "%s %d-way" % ("%dK" % (size >> 10) if size < 1 << 20 or size % (1 << 20)
+                              else "%dM" % (size >> 20), ways)
+
+
+def setting_args(colours, step, policy):
+    return "kstack_colour=on,colours=%d,step=%d,max_offset=%d,policy=%s" % (
+        colours, step, (colours - 1) * step, policy)
+
+
+def line_fields(line):
+    """{key: value} of a kstack_colour= line."""
+    return dict(x.split("=", 1) for x in line.split("=", 1)[1].split(",") if "=" in x)
+
+
+def derived_key(line):
+    """(colours, step, policy) of a kstack_colour= line, None for off."""
+    kv = line_fields(line)
+    if line.startswith("kstack_colour=off") or kv.get("colours") == "1":
+        return None
+    return int(kv["colours"]), int(kv["step"]), kv["policy"]
+
+
+def settings(cpus, grid):
+    """[(name, kernel args)]: off, each distinct derived line (exactly as the
+    probe prints it), then the grid points that no derived line already is."""
+    out, derived = [("off", "kstack_colour=off")], set()
+    for c in cpus:
+        if c.derived in (a for _, a in out):
+            continue
+        key = derived_key(c.derived)
+        name = "off-derived" if key is None else \
+            "c%d-s%d-%s-shift" % key + line_fields(c.derived).get("shift", "")
+        out.append((name, c.derived))
+        derived.add(key)
+    return out + [("c%d-s%d-%s" % g, setting_args(*g)) for g in grid if g not in derived]
+
+
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs))
+
+
+class Cpus(Doc):
+    def __init__(self, run, cpus, cases, pick, score, lat):
+        super().__init__(run)
+        self.cpus, self.cases, self.pick, self.score, self.lat = \
+            cpus, cases, pick, score, lat
+        self.names = ["%s.L%d" % (cases[0][0], pick[0])]
+        # (case, cpu index, layout) -> {workload label: figure per event}:
+        # estimated cycles, and the CPU's L1D misses.
+        self.cyc, self.l1d = {}, {}
+        for case, _ in cases:
+            for i in range(len(cpus)):
+                for lay in pick + score:
+                    phases = [p for p in net(self.boots["%s.L%d" % (case, lay)])
+                              if not (p.workload == "web" and p.info["requests"] == 1)]
+                    self.cyc[case, i, lay] = {p.label: self.cycles(p, i) for p in phases}
+                    self.l1d[case, i, lay] = {p.label: p.rate("cpu%d-L1D" % (i + 1))
+                                              for p in phases}
+        self.workloads = list(self.cyc[cases[0][0], 0, pick[0]])
+        self.opt, self.fixed = self.choose()
+
+    def cycles(self, p, i):
+        """bench.py's cycle model on CPU i's simulated caches."""
+        miss = {c: p.rate("cpu%d-%s" % (i + 1, c)) for c in ("L1D", "L1I", "L2")}
+        return p.insns * self.lat["cpi"] + (miss["L1D"] + miss["L1I"]) * self.lat["L2"] + \
+            miss["L2"] * self.lat["L3"]
+
+    def gm(self, case, i, layouts, workload=None, figure=None):
+        """Spread over layouts of the geometric mean over the workloads (or of
+        one) of estimated cycles (or of another figure: self.l1d)."""
+        fig = self.cyc if figure is None else figure
+        return Spread([fig[case, i, lay][workload] if workload else
+                       geomean(fig[case, i, lay].values()) for lay in layouts])
+
+    def choose(self):
+        """Each CPU's optimum and the best fixed setting, on the pick layouts."""
+        cases = [c for c, _ in self.cases]
+        opt = [min(cases, key=lambda c: (self.gm(c, i, self.pick).median, c))
+               for i in range(len(self.cpus))]
+        fixed = min(cases, key=lambda c: (geomean(
+            [self.gm(c, i, self.pick).median / self.gm("off", i, self.pick).median
+             for i in range(len(self.cpus))]), c))
+        return opt, fixed
+
+    def derived(self, i):
+        """The case booted with CPU i's derived line."""
+        return next(n for n, a in self.cases if a == self.cpus[i].derived)
+
+    def rel(self, case, i):
+        """A setting's scored median as % of off's, and its range, as a string."""
+        s, off = self.gm(case, i, self.score), self.gm("off", i, self.score).median
+        txt = "%+.2f%%" % (100 * (s.median / off - 1))
+        if s.lo != s.hi:
+            txt += " [%+.2f, %+.2f]" % (100 * (s.lo / off - 1), 100 * (s.hi / off - 1))
+        return txt
+
+    def targets(self, i):
+        """The issue's three targets for CPU i: (within, beats fixed, never worse)."""
+        d, o = self.gm(self.derived(i), i, self.score), self.gm(self.opt[i], i, self.score)
+        f = self.gm(self.fixed, i, self.score)
+        within = d.median <= o.median * (1 + max(TARGET_SLACK, (o.hi - o.lo) / o.median))
+        beats = d.median < f.lo
+        worse = [w for w in self.workloads if self.gm(self.derived(i), i, self.score, w).median >
+                 self.gm("off", i, self.score, w).hi]
+        return within, beats, worse
+
+    def save(self, results):
+        m = self.meta
+        self.md("""# kcolour on the caches of real CPUs
+
+            Generated by `%s` (bench/cpus.py) on %s. Every number is read from the
+            plugin outputs of that run.""", self.run.commands[0].split("   #")[0], m["date"])
+        self.md("""## Setup
+
+            - Kernel: %s (%s), QEMU `-cpu %s` deterministic (-smp 1, icount), command line `%s`
+              and the setting's `kstack_colour=`.
+            - The guest is always QEMU's Skylake-Client: QEMU 7.2 cannot present a dump's CPUID
+              leaves, so the kernel's own decode of these CPUs is not exercised here. The probe's
+              decode of each dump is (`make check`'s probe suites), and the kernel's decode equals
+              the probe's and sysfs on every QEMU model (`make demo-matrix`).
+            - Every boot simulates every CPU below on the same accesses (kcolour-cachesim `cpus=`):
+              its L1D and L1I see the guest's accesses, its L2 the misses of its own L1s, all LRU.
+            - Estimated cycles per event: bench.py's model (instructions x %s, an L1 miss %s
+              cycles, an L2 miss %s), the same latencies for every CPU; the per-CPU figure is the
+              geometric mean over the workloads.
+            - Layouts (bench.md): each CPU's optimum and the best fixed setting are picked on
+              layouts %s and every setting is scored on layouts %s (median [range]).""",
+                m["banner_bench"], m["fragments_bench"], m["cpu"], m["kargs"],
+                fmt(self.lat["cpi"]), fmt(self.lat["L2"]), fmt(self.lat["L3"]),
+                ", ".join(map(str, self.pick)), ", ".join(map(str, self.score)))
+        self.code("\n".join(self.run.want))
+        for c in self.cpus:
+            if c.cpu:
+                self.md("""%s: the caches of logical CPU %d of its dump, the other core type
+                    of a hybrid part, run with the line the kernel derives on the boot CPU
+                    (logical CPU 0): the kernel derives once, at boot, for every core.""",
+                        c.name, c.cpu)
+        self.table(["CPU", "set", "L1D", "L1I", "L2", "derived line (kcolour-probe --cmdline)"],
+                   [[c.name, c.set, c.geometry("L1D"), c.geometry("L1I") +
+                     (" (the model's: no L1I in CPUID)" if c.l1i_stand_in else ""),
+                     c.geometry("L2"), "`%s`" % c.derived] for c in self.cpus], "llllll")
+        self.md("Settings booted (each in every layout):")
+        self.table(["setting", "kernel arguments"], [[n, "`%s`" % a] for n, a in self.cases], "ll")
+        self.md("""## Results
+
+            Estimated cycles per event, geometric mean over the workloads, on the scoring
+            layouts: off's median, then each setting as %% of off's median [range]. *optimum*:
+            the CPU's best setting on the pick layouts; *fixed*: the one setting best over all
+            CPUs there (`%s`).""", self.fixed)
+        rows = []
+        for i, c in enumerate(self.cpus):
+            w, b, worse = self.targets(i)
+            rows.append([c.name, c.set, str(self.gm("off", i, self.score)),
+                         "%s %s" % (self.opt[i], self.rel(self.opt[i], i)),
+                         "%s %s" % (self.derived(i), self.rel(self.derived(i), i)),
+                         self.rel(self.fixed, i), "yes" if w else "**no**",
+                         "yes" if b else "no", ", ".join(worse) or "none"])
+        self.table(["CPU", "set", "off", "optimum", "derived", "fixed", "derived within target",
+                    "derived beats fixed", "workloads where derived is worse than off"], rows,
+                   "llrrrrlll")
+        hits = [self.targets(i) for i in range(len(self.cpus))]
+        self.md("""Targets: the derived setting within max(3%%, the optimum's range) of the
+            optimum on %d of %d CPUs; beating the best fixed setting beyond its range on %d
+            (the target: a third); worse than off beyond off's range on %d workload x CPU
+            pairs (the target: none).""", sum(h[0] for h in hits), len(hits),
+                sum(h[1] for h in hits), sum(len(h[2]) for h in hits))
+        self.grid_section()
+        self.l2_section()
+        self.plot(results / "cpus.png")
+        self.w("![each CPU: optimum, derived and fixed against off](cpus.png)")
+        self.w()
+        self.md("Commands (paths relative to the project top):")
+        self.code("\n".join(self.run.commands).replace(str(ROOT) + "/", ""))
+        self.write_md(results / "cpus.md")
+
+    def grid_section(self):
+        for figure, what in ((None, "estimated cycles"), (self.l1d, "L1D misses")):
+            self.md("""## Every setting on every CPU: %s
+
+                Per event, geometric mean over the workloads, the scoring layouts' median as
+                %% of off's (negative: fewer).""", what)
+            self.table(["setting"] + [c.name for c in self.cpus],
+                       [[n] + ["%+.2f" % (100 * (self.gm(n, i, self.score, figure=figure).median /
+                                                 self.gm("off", i, self.score,
+                                                         figure=figure).median - 1))
+                               for i in range(len(self.cpus))] for n, _ in self.cases[1:]])
+
+    def l2_counts(self, case, i):
+        """CPU i's L2 misses over a boot's phases, all and at the stack top,
+        and its conflict misses (LRU less fully associative) the same, each
+        the scoring layouts' median."""
+        def count(lay, region, conflict):
+            return sum(c["sa_miss"] - (c["fa_miss"] if conflict else 0) for c in (
+                p.counts[("cpu%d-L2" % (i + 1), region)]
+                for p in self.boots["%s.L%d" % (case, lay)]))
+        return [statistics.median(count(lay, r, k) for lay in self.score)
+                for k in (False, True) for r in ("all", "stack-top")]
+
+    def l2_section(self):
+        self.md("""## L2: the stack's top page
+
+            A step inside a page cannot choose the L2 sets above the page offset: those bits
+            come from the physical page vmalloc got. Each CPU's L2 misses over a boot's phases,
+            all and those at the stack top (the top 2 KiB of each stack), and its conflict
+            misses (LRU less fully associative, negative where LRU does better), the scoring
+            layouts' median.""")
+        self.table(["CPU", "L2", "setting", "misses", "at the stack top", "conflict",
+                    "conflict at the stack top"],
+                   [[c.name, c.geometry("L2"), case] + ["%.0f" % x for x in self.l2_counts(case, i)]
+                    for i, c in enumerate(self.cpus) for case in ("off", self.derived(i))],
+                   "lllrrrr")
+
+    def plot(self, png):
+        dat = Path(str(png)[:-4] + ".dat")
+        lines = []
+        for i, c in enumerate(self.cpus):
+            off = self.gm("off", i, self.score).median
+            vals = []
+            for case in (self.opt[i], self.derived(i), self.fixed):
+                s = self.gm(case, i, self.score)
+                vals += [100 * (s.median / off - 1), 100 * (s.lo / off - 1),
+                         100 * (s.hi / off - 1)]
+            lines.append("%d %s %s\n" % (i, c.name, " ".join("%.3f" % v for v in vals)))
+        dat.write_text("".join(lines))
+        n = len(self.cpus)
+        plot_png(png, "estimated cycles per event against off (scoring layouts: median, range)",
+                 "", "change against off, % (geometric mean over workloads)", None, 1,
+                 ["'%s' using ($1%+.2f):%d:%d:%d%s with yerrorbars pt %d title '%s'" % (
+                     dat, (k - 1) * 0.2, 3 + 3 * k, 4 + 3 * k, 5 + 3 * k,
+                     ":xtic(2)" if k == 1 else "", 5 + 2 * k, t)
+                  for k, t in enumerate(("optimum", "derived", "fixed"))],
+                 extra=["set xrange [-0.5:%g]" % (n - 0.5), "set xtics rotate by -40",
+                        "set yrange [*:*]", "set offsets 0, 0, graph 0.05, graph 0.05",
+                        "set xzeroaxis lt -1"])
+
+
+def check_primary(run, names, twin):
+    """The primary's caches as a hierarchy: its L2, fed by its own L1s'
+    misses, counts what the primary L2 counts, access for access."""
+    bad = ["%s phase %d %s" % (n, i, r) for n in names for i, (_, c) in run.boots[n].phases.items()
+           for (cache, r) in c if cache == "L2" and
+           any(c[("L2", r)][k] != c[(twin, r)][k] for k in ("accesses", "sa_miss", "inval"))]
+    run.tap(not bad, "a cpus= hierarchy of the primary's geometry counts exactly the primary "
+            "L2's accesses and misses in every phase and region (%d boots)%s" % (
+                len(names), ": " + ", ".join(bad[:5]) if bad else ""))
+
+
+def main():
+    quick = bool(os.environ.get("QUICK"))
+    fixtures = facts.path("fixtures")
+    try:
+        if os.environ.get("DUMP"):
+            dump = Path(os.environ["DUMP"]).resolve()
+            cpus = [Cpu(dump.stem, "dump", dump)]
+        else:
+            cpus = [Cpu(n, s, fixtures / d, int(c)) for n, s, c, d in facts.rows("benchcpu")
+                    if not quick or n in QUICK_CPUS]
+    except (RuntimeError, KeyError, ValueError, OSError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    one = cpus[0].name if os.environ.get("DUMP") else None
+    cases = settings(cpus, QUICK_GRID if quick else GRID)
+    pick, score = (QUICK_PICK, QUICK_SCORE) if quick else (PICK, SCORE)
+    work = ROOT / "build/bench" / ("%s%s" % ("cpu-" + one if one else "cpus",
+                                             "-quick" if quick else ""))
+    run = Run("bench-cpu" if one else "bench-cpus", "cpus-quick" if quick else "cpus", work,
+              1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]))
+    if one:
+        run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/cpus.py, which runs:" % (
+            dump, " QUICK=1" if quick else "")
+    run.image("bench", "bench")
+    run.meta.setdefault("kargs", " ".join(KARGS))
+    boots = [("%s.L%d" % (n, lay), "bench", "%s bench_layout=%d" % (a, lay))
+             for n, a in cases for lay in pick + score]
+    run.boot("settings x layouts", boots)
+    if not run.check_boots([b[0] for b in boots], extras=3 * (len(cpus) + 1)):
+        return run.finish(None, run.work)
+    check_primary(run, [b[0] for b in boots], "cpu%d-L2" % (len(cpus) + 1))
+    report = Cpus(run, cpus, cases, pick, score, latency())
+    for i, c in enumerate(cpus):
+        run.tap(all(v > 0 for lay in pick + score for v in report.cyc["off", i, lay].values()),
+                "%s: cycles for every workload and layout (%d workloads)" % (
+                    c.name, len(report.workloads)))
+    return run.finish(report, run.work if quick or one else ROOT / "docs/results")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
