@@ -186,8 +186,8 @@ class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
     def __init__(self, prog, wset, work, timeout, plugin_args=""):
-        self.prog, self.quick, self.timeout, self.plugin_args = prog, wset != "full", timeout, \
-            plugin_args
+        self.prog, self.quick, self.timeout, self.plugin_args = \
+            prog, wset.endswith("-quick"), timeout, plugin_args
         self.replay = bool(os.environ.get("REPORT_ONLY"))  # the work dir's boots, no new ones
         self.work = Path(os.environ.get("WORK") or work)
         self.tap, self.start, self.want = tap.Tap(), time.time(), facts.workloads(wset)

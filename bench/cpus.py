@@ -181,15 +181,20 @@ class Cpus(Doc):
 
             - Kernel: %s (%s), QEMU `-cpu %s` deterministic (-smp 1, icount), command line `%s`
               and the setting's `kstack_colour=`.
+
             - The guest is always QEMU's Skylake-Client: QEMU 7.2 cannot present a dump's CPUID
               leaves, so the kernel's own decode of these CPUs is not exercised here. The probe's
               decode of each dump is (`make check`'s probe suites), and the kernel's decode equals
               the probe's and sysfs on every QEMU model (`make demo-matrix`).
+
             - Every boot simulates every CPU below on the same accesses (kcolour-cachesim `cpus=`):
-              its L1D and L1I see the guest's accesses, its L2 the misses of its own L1s, all LRU.
+              its L1D and L1I see the guest's accesses, its L2 the misses of its own L1s, LRU (and
+              the L2 fully associative as well, for its conflict misses).
+
             - Estimated cycles per event: bench.py's model (instructions x %s, an L1 miss %s
               cycles, an L2 miss %s), the same latencies for every CPU; the per-CPU figure is the
               geometric mean over the workloads.
+
             - Layouts (bench.md): each CPU's optimum and the best fixed setting are picked on
               layouts %s and every setting is scored on layouts %s (median [range]).""",
                 m["banner_bench"], m["fragments_bench"], m["cpu"], m["kargs"],
@@ -278,7 +283,7 @@ class Cpus(Doc):
                    "lllrrrr")
 
     def plot(self, png):
-        dat = Path(str(png)[:-4] + ".dat")
+        dat = self.work / "cpus.dat"
         lines = []
         for i, c in enumerate(self.cpus):
             off = self.gm("off", i, self.score).median
