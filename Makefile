@@ -28,7 +28,7 @@ help:
 	@echo "make bench       cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke test)"
 	@echo "make perf-ab     perf stat A/B of colouring off/on on real hardware, as root -> build/perf-ab (make perf-ab-test: its tests)"
 	@echo "make bench-sweep colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1: smoke run)"
-	@echo "make bench-cpus  colouring settings on the caches of 16 real CPUs -> docs/results/cpus.md (QUICK=1: smoke run)"
+	@echo "make bench-cpus  colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1: smoke run)"
 	@echo "make bench-cpu DUMP=FILE  the same on one CPUID dump, any machine's (QUICK=1)"
 	@echo "make tree        base kernel + series as git commits in build/linux"
 	@echo "make export      write build/linux's commits back to kernel-patches/"
