@@ -306,15 +306,16 @@ class Cpus(Doc):
                         "set xzeroaxis lt -1"])
 
 
-def check_primary(run, names, twin):
-    """The primary's caches as a hierarchy: its L2, fed by its own L1s'
-    misses, counts what the primary L2 counts, access for access."""
-    bad = ["%s phase %d %s" % (n, i, r) for n in names for i, (_, c) in run.boots[n].phases.items()
-           for (cache, r) in c if cache == "L2" and
-           any(c[("L2", r)][k] != c[(twin, r)][k] for k in ("accesses", "sa_miss", "inval"))]
-    run.tap(not bad, "a cpus= hierarchy of the primary's geometry counts exactly the primary "
-            "L2's accesses and misses in every phase and region (%d boots)%s" % (
-                len(names), ": " + ", ".join(bad[:5]) if bad else ""))
+def check_twins(run, names, twins, what):
+    """Two simulations of one geometry, on the same accesses, count the same
+    accesses, misses and invalidations in every phase and region."""
+    pairs = [(n, i, a, b, r) for n in names for i, (_, c) in run.boots[n].phases.items()
+             for a, b in twins(c) for (cache, r) in c if cache == a]
+    bad = ["%s phase %d %s %s" % (n, i, a, r) for n, i, a, b, r in pairs
+           if any(run.boots[n].phases[i][1][(a, r)][k] != run.boots[n].phases[i][1][(b, r)][k]
+                  for k in ("accesses", "sa_miss", "inval"))]
+    run.tap(bool(pairs) and not bad, "%s in every phase and region (%d boots, %d counts)%s" % (
+        what, len(names), len(pairs), ": " + ", ".join(bad[:5]) if bad else ""))
 
 
 def main():
@@ -335,8 +336,11 @@ def main():
     pick, score = (QUICK_PICK, QUICK_SCORE) if quick else (PICK, SCORE)
     work = ROOT / "build/bench" / ("%s%s" % ("cpu-" + one if one else "cpus",
                                              "-quick" if quick else ""))
+    # The smoke run simulates the first CPU's L1D once more as an l1d_extra=,
+    # whose MRU and invalidation paths are the sweep's, not the hierarchies'.
+    extra = ",l1d_extra=%d:%d:%d" % cpus[0].caches["L1D"] if quick else ""
     run = Run("bench-cpu" if one else "bench-cpus", "cpus-quick" if quick else "cpus", work,
-              1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]))
+              1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]) + extra)
     if one:
         run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/cpus.py, which runs:" % (
             dump, " QUICK=1" if quick else "")
@@ -345,9 +349,15 @@ def main():
     boots = [("%s.L%d" % (n, lay), "bench", "%s bench_layout=%d" % (a, lay))
              for n, a in cases for lay in pick + score]
     run.boot("settings x layouts", boots)
-    if not run.check_boots([b[0] for b in boots], extras=3 * (len(cpus) + 1)):
+    names = [b[0] for b in boots]
+    if not run.check_boots(names, extras=3 * (len(cpus) + 1) + bool(extra)):
         return run.finish(None, run.work)
-    check_primary(run, [b[0] for b in boots], "cpu%d-L2" % (len(cpus) + 1))
+    check_twins(run, names, lambda c: [("L2", "cpu%d-L2" % (len(cpus) + 1))],
+                "a cpus= hierarchy of the primary's geometry counts what the primary L2 counts")
+    if extra:
+        check_twins(run, names, lambda c: [(x, "cpu1-L1D") for x in {x for x, _ in c if x.startswith("L1D-")}],
+                    "the l1d_extra= copy of %s's L1D counts what its cpus= L1D counts" %
+                    cpus[0].name)
     report = Cpus(run, cpus, cases, pick, score, latency())
     for i, c in enumerate(cpus):
         run.tap(all(v > 0 for lay in pick + score for v in report.cyc["off", i, lay].values()),

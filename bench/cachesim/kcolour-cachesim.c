@@ -379,6 +379,23 @@ static void l2_access(struct cpu *cpu, struct phase *ph, enum region r, int know
 		cs_access(cpu->xcache[X_L2][i], ram, xcounts(ph, X_L2, i, r));
 }
 
+/*
+ * One line's access to an L1 beside the primary.  The MRU line again hits in
+ * all copies and changes nothing: count it without the call, the commonest
+ * case on this hot path.  Returns cs_access()'s result, 0 for that hit.
+ */
+static inline unsigned int mru_access(struct cs_cache *c, uint64_t *mru, uint64_t line,
+				      unsigned int shift, struct cs_counts *k)
+{
+	if (line == *mru) {
+		if (k)
+			k->accesses++;
+		return 0;
+	}
+	*mru = line;
+	return cs_access(c, line << shift, k);
+}
+
 /* The same access as the primary L1D, split at each extra's own lines. */
 static void l1d_extra_access(struct cpu *cpu, struct phase *ph, enum region r,
 			     uint64_t vaddr, uint64_t size)
@@ -386,25 +403,13 @@ static void l1d_extra_access(struct cpu *cpu, struct phase *ph, enum region r,
 	unsigned int i;
 
 	for (i = 0; i < sim.nr_extra[X_L1D]; i++) {
-		struct extra *x = &sim.extra[X_L1D][i];
-		struct cs_counts *k = xcounts(ph, X_L1D, i, r);
-		uint64_t line = vaddr >> x->shift;
-		uint64_t last = (vaddr + size - 1) >> x->shift;
+		unsigned int shift = sim.extra[X_L1D][i].shift;
+		uint64_t line = vaddr >> shift;
+		uint64_t last = (vaddr + size - 1) >> shift;
 
-		for (; line <= last; line++) {
-			/*
-			 * The MRU line again hits in all copies and changes
-			 * nothing: count it without the call, the commonest
-			 * case on this hot path.
-			 */
-			if (line == cpu->xlast[i]) {
-				if (k)
-					k->accesses++;
-				continue;
-			}
-			cpu->xlast[i] = line;
-			cs_access(cpu->xcache[X_L1D][i], line << x->shift, k);
-		}
+		for (; line <= last; line++)
+			mru_access(cpu->xcache[X_L1D][i], &cpu->xlast[i], line, shift,
+				   xcounts(ph, X_L1D, i, r));
 	}
 }
 
@@ -436,14 +441,8 @@ static void hier_data_access(struct cpu *cpu, struct phase *ph, enum region r,
 		for (; line <= last; line++) {
 			uint64_t lv = line << l1->shift;
 
-			/* The MRU line hits and changes nothing (see above). */
-			if (line == cpu->hl1d_last[i]) {
-				if (k)
-					k->accesses++;
-				continue;
-			}
-			cpu->hl1d_last[i] = line;
-			if (!(cs_access(cpu->hl1[C_L1D][i], lv, k) & CS_SA_MISS) ||
+			if (!(mru_access(cpu->hl1[C_L1D][i], &cpu->hl1d_last[i], line,
+					 l1->shift, k) & CS_SA_MISS) ||
 			    (lv > vaddr && (lv & PAGE_MASK) != (vaddr & PAGE_MASK)))
 				continue;
 			hier_l2_access(cpu, ph, r, l1, lv > vaddr ? ram + (lv - vaddr) : ram);
@@ -461,6 +460,20 @@ static void inval_range(struct cs_cache *c, uint64_t first, uint64_t last,
 	for (line = first >> shift; line <= last >> shift; line++)
 		if (cs_invalidate(c, line << shift) && k)
 			k->inval++;
+}
+
+/*
+ * The same for an L1 beside the primary, whose MRU shortcut must not hit a
+ * removed line.
+ */
+static void inval_l1_range(struct cs_cache *c, uint64_t *mru, uint64_t first, uint64_t last,
+			   struct cs_counts *k)
+{
+	unsigned int shift = cs_line_shift(c);
+
+	inval_range(c, first, last, k);
+	if (*mru >= first >> shift && *mru <= last >> shift)
+		*mru = UINT64_MAX;
 }
 
 /*
@@ -486,24 +499,12 @@ static void invalidate_others(unsigned int v, struct phase *ph, enum region r,
 			continue;
 		if (vaddr >= USER_END) {
 			inval_range(cpu->cache[C_L1D], vaddr, vlast, counts(ph, C_L1D, r));
-			for (i = 0; i < sim.nr_extra[X_L1D]; i++) {
-				unsigned int s = sim.extra[X_L1D][i].shift;
-
-				inval_range(cpu->xcache[X_L1D][i], vaddr, vlast,
-					    xcounts(ph, X_L1D, i, r));
-				/* The MRU shortcut must not hit a removed line. */
-				if (cpu->xlast[i] >= vaddr >> s && cpu->xlast[i] <= vlast >> s)
-					cpu->xlast[i] = UINT64_MAX;
-			}
-			for (i = 0; i < sim.nr_hl1[C_L1D]; i++) {
-				unsigned int s = sim.hl1[C_L1D][i].shift;
-
-				inval_range(cpu->hl1[C_L1D][i], vaddr, vlast,
-					    ph ? &ph->hl1[C_L1D][i][r] : NULL);
-				if (cpu->hl1d_last[i] >= vaddr >> s &&
-				    cpu->hl1d_last[i] <= vlast >> s)
-					cpu->hl1d_last[i] = UINT64_MAX;
-			}
+			for (i = 0; i < sim.nr_extra[X_L1D]; i++)
+				inval_l1_range(cpu->xcache[X_L1D][i], &cpu->xlast[i], vaddr,
+					       vlast, xcounts(ph, X_L1D, i, r));
+			for (i = 0; i < sim.nr_hl1[C_L1D]; i++)
+				inval_l1_range(cpu->hl1[C_L1D][i], &cpu->hl1d_last[i], vaddr,
+					       vlast, ph ? &ph->hl1[C_L1D][i][r] : NULL);
 		}
 		inval_range(cpu->cache[C_L2], ram, ram_last, counts(ph, C_L2, r));
 		for (i = 0; i < sim.nr_extra[X_L2]; i++)
