@@ -5,7 +5,10 @@ set (a marker phase a line), deterministic boots.  The work dir keeps, per boot,
 NAME.txt (the plugin's output), NAME.log (the console: each workload's key=value
 line), NAME.err, NAME.rc, and run.sh, cases, commands and meta for people.
 REPORT_ONLY=1 boots nothing: it reads a work dir and writes the checks and the
-report again.
+report again.  RESUME=1 continues the run in the work dir with its own tools
+and initramfs, and boots only what it lacks: a boot is kept when that run booted
+it with the same command line (image key, plugin and kernel arguments) and it
+exited 0.  A changed simulator or workload is picked up by a run without RESUME.
 """
 
 import json
@@ -189,6 +192,7 @@ class Run:
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.replay = bool(os.environ.get("REPORT_ONLY"))  # the work dir's boots, no new ones
+        self.resume = bool(os.environ.get("RESUME")) and not self.replay
         self.work = Path(os.environ.get("WORK") or work)
         self.tap, self.start, self.want = tap.Tap(), time.time(), facts.workloads(wset)
         self.images, self.layout, self.cases, self.boots = {}, {}, [], {}
@@ -205,6 +209,13 @@ class Run:
                      "gcc": kernel.tool_version(["gcc", "--version"]), "cpu": CPU}
         self.commands = ["make %s%s   # bench/%s.py, which runs:" % (
             prog, " QUICK=1" if self.quick else "", prog.replace("bench-", ""))]
+        self.booted = set()  # the command lines whose boots RESUME keeps
+        if self.resume and (self.work / "commands").exists():
+            self.booted = set((self.work / "commands").read_text().splitlines())
+            old = dict(line.split("=", 1)
+                       for line in (self.work / "meta").read_text().splitlines())
+            self.meta["started"] = old.get("started", old["date"])
+            return
         shutil.rmtree(self.work, ignore_errors=True)
         (self.work / "bin").mkdir(parents=True)
         self.make("bench/cachesim", "OUT=%s" % (self.work / "bin"), "all")
@@ -271,14 +282,23 @@ class Run:
                                              "out=%s" % (self.work / (n + ".txt"))])))
                  for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
+        kept = [b for b in boots if self.kept(b)]
+        if kept:
+            self.say("%s: RESUME keeps %d boots of the run before" % (stage, len(kept)))
+            boots = [b for b in boots if b not in kept]
         start = time.time()
-        self.say("%s: %d boots: %s" % (stage, len(boots), ", ".join(c[0] for c in cases)))
+        self.say("%s: %d boots: %s" % (stage, len(boots), ", ".join(b.name for b in boots)))
         for r in qemu.run(boots, engine=engine):
             if not r.ok:
                 self.bail("%s: boot %s failed (status %d, log %s.log)" % (
                     stage, r.boot.name, r.status, r.boot.file),
                           [line for line in r.errors.splitlines() if line.isprintable()][-10:])
         self.say("%s: %d boots in %ds" % (stage, len(boots), time.time() - start))
+
+    def kept(self, boot):
+        rc = Path(str(boot.file) + ".rc")
+        return (boot.command() in self.booted and rc.exists() and
+                rc.read_text().strip() == "0" and Path(str(boot.file) + ".txt").exists())
 
     def check_boots(self, names, extras=0):
         """Every phase of each boot present, complete, every cache/region line

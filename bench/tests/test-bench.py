@@ -96,13 +96,36 @@ def main():
             self.name, self.derived = name, derived
     line = "kstack_colour=on,level=1,shift=%d,colours=%d,step=1024,max_offset=2048,policy=balanced"
     got = cpus.settings([FakeCpu("a", line % (12, 3)), FakeCpu("b", line % (15, 3)),
-                         FakeCpu("c", line % (12, 3)), FakeCpu("d", "kstack_colour=off")],
+                         FakeCpu("c", line % (12, 3)), FakeCpu("d", "kstack_colour=off"),
+                         FakeCpu("e", line % (12, 1)), FakeCpu("f", line % (11, 1))],
                         [(3, 1024, "balanced"), (4, 512, "balanced")])
     t([n for n, _ in got] == ["off", "c3-s1024-balanced-shift12", "c3-s1024-balanced-shift15",
-                              "c4-s512-balanced"] and got[3][1] ==
-      "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced",
-      "settings: off once, each distinct derived line exactly, the grid points no derived "
-      "line already is", got)
+                              "c1-derived-shift12", "c1-derived-shift11", "c4-s512-balanced"]
+      and got[5][1] == "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced"
+      and got[3][1] == line % (12, 1),
+      "settings: off once, each distinct derived line exactly (one-colour lines by their "
+      "shift), the grid points no derived line already is", got)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        run = benchdata.Run.__new__(benchdata.Run)
+        run.work = work
+        boot = benchdata.qemu.Boot("c.L5", work / "bzImage", work / "initramfs", work,
+                                   args=["bench_layout=5"])
+        (work / "c.L5.rc").write_text("0\n")
+        (work / "c.L5.txt").write_text("")
+        kept = []
+        for booted, rc in ((boot.command(), "0"), (boot.command().replace("=5", "=6"), "0"),
+                           (boot.command(), "1")):
+            run.booted = {booted}
+            (work / "c.L5.rc").write_text(rc + "\n")
+            kept.append(run.kept(boot))
+        run.booted = {boot.command()}
+        (work / "c.L5.rc").write_text("0\n")
+        (work / "c.L5.txt").unlink()
+        kept.append(run.kept(boot))
+        t(kept == [True, False, False, False], "RESUME keeps a boot of the same command line "
+          "that exited 0 and left its output, and no other", kept)
 
     with tempfile.TemporaryDirectory() as tmp:
         stem = Path(tmp) / "b"
