@@ -264,6 +264,14 @@ static void print_cache_row(const struct kcolour_cache *c)
 	putchar('\n');
 }
 
+/* The recommendation leaves the target cache uncoloured: no gain measured. */
+static bool no_gain(const struct probe *p)
+{
+	const struct kcolour_cache *c = kcolour_find(&p->cpu.geom, p->rec.level);
+
+	return !p->fallback && c && kcolour_way_size(c) && !kcolour_gains(c);
+}
+
 static void print_notes(const struct probe *p, FILE *out)
 {
 	const struct kcolour_cpu *cpu = &p->cpu;
@@ -292,6 +300,9 @@ static void print_notes(const struct probe *p, FILE *out)
 	}
 	if (p->fallback)
 		fprintf(out, "note: no cache to colour: safe default shift %u\n", p->rec.shift);
+	if (no_gain(p))
+		fprintf(out, "note: colouring stack tops measured no gain on an L%u of this "
+			"geometry: 1 colour (colours= colours it anyway)\n", p->rec.level);
 }
 
 static void print_sysfs(const struct probe *p)
@@ -483,9 +494,10 @@ static void print_json(const struct probe *p)
 	json_sysfs(p);
 	json_defaults();
 	printf("  \"recommendation\": {\"level\": %u, \"shift\": %u, \"colours\": %u, "
-	       "\"step\": %u, \"max_offset\": %u, \"policy\": \"%s\", \"fallback\": %s},\n",
-	       r->level, r->shift, r->colours, r->step, r->max_offset,
-	       kcolour_policy_name(r->policy), p->fallback ? "true" : "false");
+	       "\"step\": %u, \"max_offset\": %u, \"policy\": \"%s\", \"fallback\": %s, "
+	       "\"no_gain\": %s},\n", r->level, r->shift, r->colours, r->step, r->max_offset,
+	       kcolour_policy_name(r->policy), p->fallback ? "true" : "false",
+	       no_gain(p) ? "true" : "false");
 	printf("  \"policies\": {");
 	for (policy = 0; policy < KCOLOUR_NR_POLICIES; policy++) {
 		struct kcolour_params q = *r;

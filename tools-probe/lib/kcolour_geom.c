@@ -92,6 +92,23 @@ u32 kcolour_way_size(const struct kcolour_cache *c)
 	return c->size / c->ways;
 }
 
+/**
+ * kcolour_gains - whether colouring stack tops in @c lowers its misses
+ * @c: a colourable cache
+ *
+ * Measured for L1Ds only (see KCOLOUR_GAIN_MAX_WAYS): an L2 is coloured only
+ * when asked for, and then as asked.
+ *
+ * Return: false for an L1D of more than KCOLOUR_GAIN_MAX_WAYS ways or a way
+ * smaller than KCOLOUR_GAIN_MIN_WAY_SIZE, else true.
+ */
+bool kcolour_gains(const struct kcolour_cache *c)
+{
+	return c->level != 1 || (c->ways <= KCOLOUR_GAIN_MAX_WAYS &&
+				 kcolour_way_size(c) >= KCOLOUR_GAIN_MIN_WAY_SIZE);
+}
+EXPORT_SYMBOL_IF_KUNIT(kcolour_gains);
+
 /*
  * STACK_SHIFT_BITS: offset bits + index bits, i.e. log2 of the way size,
  * rounded up for odd set counts.  Taken from the way size so that sectored
@@ -119,14 +136,17 @@ static u32 kcolour_round_step(u32 step)
  * The colour count spreads the stacks over one way of @c, capped by the
  * offset budget: min(way / step, max_offset / step + 1), rounded down to a
  * power of two for the addr policy (a mask) and to an odd number for mod.
- * A cache that cannot be coloured gives one colour.
+ * A cache that cannot be coloured gives one colour, and so does one where
+ * colouring gains nothing (kcolour_gains()) unless the shift or the colour
+ * count is given.
  *
- * Return: 0, or -1 if the result is "no colouring" because @c is absent or
- * fully associative and no override asks otherwise.
+ * Return: 0, or -1 if the result is "no colouring" because @c is absent,
+ * fully associative or gains nothing, and no override asks otherwise.
  */
 int kcolour_derive(const struct kcolour_cache *c, struct kcolour_params *p)
 {
 	u32 line = kcolour_colourable(c) ? c->line : 0;
+	bool asked = p->shift || p->colours;
 	u32 step, spread, colours, budget;
 
 	if (p->max_offset > KCOLOUR_MAX_OFFSET_LIMIT)
@@ -138,7 +158,7 @@ int kcolour_derive(const struct kcolour_cache *c, struct kcolour_params *p)
 		step = KCOLOUR_MIN_STEP;
 	p->step = step;
 
-	if (!p->shift) {
+	if (!p->shift || (!asked && !kcolour_gains(c))) {
 		p->colours = 1;
 		return -1;
 	}

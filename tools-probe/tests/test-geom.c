@@ -330,6 +330,7 @@ static void test_derive(void)
 	const struct kcolour_cache k8 = { 1, D, KCOLOUR_SRC_AMD_L1, 0, 65536, 2, 64, 512 };
 	const struct kcolour_cache l128 = { 2, U, KCOLOUR_SRC_LEAF4, 0, 1048576, 8, 128, 1024 };
 	const struct kcolour_cache p3 = { 1, D, KCOLOUR_SRC_LEAF2, 0, 16384, 4, 32, 128 };
+	const struct kcolour_cache p4 = { 1, D, KCOLOUR_SRC_LEAF2, 0, 8192, 4, 64, 32 };
 	const struct kcolour_cache full = { 1, D, KCOLOUR_SRC_LEAF4, 0, 1024, 0, 64, 1 };
 	const u8 expect_policy[KCOLOUR_NR_POLICIES] = { 16, 17, 17, 17 };
 	struct kcolour_params p;
@@ -343,8 +344,20 @@ static void test_derive(void)
 		   "32K 8-way, 1 KiB budget, %s: %u colours x 64 B (DESIGN.md example)",
 		   kcolour_policy_name(i), expect_policy[i]);
 	}
-	p = derive(&l1d48, KCOLOUR_POLICY_BALANCED, 1024, 0, 0, 0);
-	ok(kcolour_shift_bits(&l1d48) == 12 && p.colours == 17, "48K 12-way: shift 12, 17 colours");
+	p = (struct kcolour_params){ .policy = KCOLOUR_POLICY_BALANCED, .max_offset = 1024 };
+	ok(kcolour_derive(&l1d48, &p) == -1 && p.shift == 12 && p.colours == 1,
+	   "48K 12-way: shift 12, no gain: 1 colour");
+	p = derive(&l1d48, KCOLOUR_POLICY_BALANCED, 1024, 0, 3, 0);
+	ok(p.colours == 3, "48K 12-way, colours=3 given: 3 colours (got %u)", p.colours);
+	p = derive(&l1d48, KCOLOUR_POLICY_BALANCED, 1024, 12, 0, 0);
+	ok(p.colours == 17, "48K 12-way, shift=12 given: 17 colours (got %u)", p.colours);
+	ok(kcolour_gains(&l1d) && kcolour_gains(&k8) && kcolour_gains(&p3) && kcolour_gains(&l2) &&
+	   !kcolour_gains(&l1d48) && !kcolour_gains(&p4),
+	   "gains: 32K 8-way, 64K 2-way, 16K 4-way L1Ds and an L2 yes; 48K 12-way and "
+	   "8K 4-way (2 KiB way) L1Ds no");
+	p = derive(&p4, KCOLOUR_POLICY_BALANCED, 2048, 0, 0, 1024);
+	ok(p.shift == 11 && p.colours == 1, "8K 4-way: shift 11, no gain: 1 colour (got %u)",
+	   p.colours);
 	ok(kcolour_way_size(&l2) == 65536 && kcolour_shift_bits(&l2) == 16,
 	   "256K 4-way L2 (the 2001 seed): 64 KiB way, shift 16");
 	p = derive(&l2, KCOLOUR_POLICY_MOD, 8192, 0, 0, 0);
