@@ -283,6 +283,10 @@ class Run:
                  for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
         kept = [b for b in boots if self.kept(b)]
+        if self.booted and not kept and any(Path(str(b.file) + ".txt").exists() for b in boots):
+            # Booting them again would delete the outputs the run before left.
+            self.bail("%s: RESUME matches none of the run before's boots (another image, "
+                      "plugin or kernel arguments): run without RESUME to boot them all" % stage)
         if kept:
             self.say("%s: RESUME keeps %d boots of the run before" % (stage, len(kept)))
             boots = [b for b in boots if b not in kept]

@@ -102,6 +102,11 @@ def settings(cpus, grid):
     return out + [("c%d-s%d-%s" % g, setting_args(*g)) for g in grid if g not in derived]
 
 
+def fmt_pct(s):
+    """A Spread of percentages: median [range]."""
+    return "%+.1f%% [%+.1f, %+.1f]" % (s.median, s.lo, s.hi)
+
+
 def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs))
 
@@ -221,9 +226,9 @@ class Cpus(Doc):
             layouts: off's median, then each setting as %% of off's median [range]. *optimum*:
             the CPU's best setting on the pick layouts; *fixed*: the one setting best over all
             CPUs there (`%s`).""", self.fixed)
-        rows = []
+        rows, hits = [], [self.targets(i) for i in range(len(self.cpus))]
         for i, c in enumerate(self.cpus):
-            w, b, worse = self.targets(i)
+            w, b, worse = hits[i]
             rows.append([c.name, c.set, str(self.gm("off", i, self.score)),
                          "%s %s" % (self.opt[i], self.rel(self.opt[i], i)),
                          "%s %s" % (self.derived(i), self.rel(self.derived(i), i)),
@@ -232,13 +237,13 @@ class Cpus(Doc):
         self.table(["CPU", "set", "off", "optimum", "derived", "fixed", "derived within target",
                     "derived beats fixed", "workloads where derived is worse than off"], rows,
                    "llrrrrlll")
-        hits = [self.targets(i) for i in range(len(self.cpus))]
         self.md("""Targets: the derived setting within max(3%%, the optimum's range) of the
             optimum on %d of %d CPUs; beating the best fixed setting beyond its range on %d
             (the target: a third); worse than off beyond off's range on %d workload x CPU
             pairs (the target: none).""", sum(h[0] for h in hits), len(hits),
                 sum(h[1] for h in hits), sum(len(h[2]) for h in hits))
         self.grid_section()
+        self.rule_section()
         self.l2_section()
         self.plot(results / "cpus.png")
         self.w("![each CPU: optimum, derived and fixed against off](cpus.png)")
@@ -258,6 +263,40 @@ class Cpus(Doc):
                                                  self.gm("off", i, self.score,
                                                          figure=figure).median - 1))
                                for i in range(len(self.cpus))] for n, _ in self.cases[1:]])
+
+    def paired(self, case, i, workload=None):
+        """A setting's L1D misses against off's, layout by layout over every
+        layout, in %: their Spread."""
+        return Spread([100 * (self.gm(case, i, [lay], workload, self.l1d).median /
+                              self.gm("off", i, [lay], workload, self.l1d).median - 1)
+                       for lay in self.pick + self.score])
+
+    def rule_section(self):
+        # 3 x 1 KiB balanced: of its lines, the one most CPUs derive.
+        lines = [(sum(c.derived == a for c in self.cpus), n) for n, a in self.cases
+                 if derived_key(a) == (3, 1024, "balanced")]
+        if not lines:
+            return
+        case = max(lines)[1]
+        self.md("""## L1D misses by L1D geometry
+
+            The figures the derivation's rule (no colouring on an L1D of more than 8 ways or a
+            way under 4 KiB) is read from: `%s` against off, each layout's ratio, median
+            [range] over every layout (%s), of the geometric mean over the workloads and of
+            the workload it moves most.""", case, ", ".join(map(str, self.pick + self.score)))
+        rows, seen = [], set()
+        for i, c in enumerate(self.cpus):
+            if c.caches["L1D"] in seen:
+                continue
+            seen.add(c.caches["L1D"])
+            most = max(self.workloads, key=lambda w: abs(self.paired(case, i, w).median))
+            rows.append([c.geometry("L1D"), ", ".join(
+                             d.name for d in self.cpus if d.caches["L1D"] == c.caches["L1D"]),
+                         "%s" % fmt_pct(self.paired(case, i)),
+                         "%s %s" % (most, fmt_pct(self.paired(case, i, most))),
+                         "colour" if derived_key(c.derived) else "none"])
+        self.table(["L1D", "CPUs", "L1D misses", "the workload it moves most", "derived"],
+                   rows, "lllll")
 
     def l2_counts(self, case, i):
         """CPU i's L2 misses over a boot's phases, all and at the stack top,

@@ -720,7 +720,9 @@ static inline void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run,
 	for (i = 0; i < run->nr_lines; i++) {
 		uint64_t lv = run->line_vaddr + ((uint64_t)i << sim.l1i_shift);
 		unsigned int res = cs_access(cpu->cache[C_L1I], lv, counts(ph, C_L1I, r));
-		int known = host_to_ram(run->host[i], &ram);
+		/* Only a miss goes on to an L2. */
+		int known = ((res & CS_SA_MISS) || sim.nr_hl1[C_L1I]) &&
+			    host_to_ram(run->host[i], &ram);
 
 		min_add(cpu, ph, C_L1I, lv >> sim.l1i_shift, r);
 		if (res & CS_SA_MISS) {
