@@ -56,6 +56,8 @@ def suites(full):
         ("kunit-py", [PY, "selftests/kunit-py.py"]),
         # The kselftests installed and run as test labs run them.
         ("kselftest-lab", [PY, "selftests/kselftest-lab.py"]),
+        # The task_struct usercopy whitelist under colouring, LKDTM's way.
+        ("usercopy", [PY, "selftests/usercopy.py"]),
         ("demo-matrix", [PY, "selftests/check-demo.py"]),
         ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
         # trinity and fork storms on the KASAN + lockdep image.

@@ -10,7 +10,7 @@
 #   make initramfs            busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
 #   make kernel-smoke         the image without colouring, booted under Skylake-Client and EPYC
 #   make static-check         the kernel's static checkers on what the series touch
-#   make reliability          trinity, fork storms and memory (SET=check|full)
+#   make reliability          trinity, fork storms and memory (SET=check|full|memory)
 
 IMAGE ?= test
 FRAGMENTS ?=

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * colour-counts KEY LISTING: does the params line KEY ("live", "task_live")
- * of x86/kstack_colour in debugfs equal the histogram of the colours that
- * LISTING ("tasks", "task_structs") shows for live tasks?  Up to 100 tries
+ * colour-counts KEY LISTING: does the params line KEY ("live") of
+ * x86/kstack_colour in debugfs equal the histogram of the colours that
+ * LISTING ("tasks") shows for live tasks?  Up to 100 tries
  * 200 ms apart, in this one process: a shell loop would fork a task every
  * try, and an exiting task counts until its task_struct is freed, after
  * an RCU grace period.  Prints "COUNTS KEY match 0", or "COUNTS KEY
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	char listing[256];
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: colour-counts KEY LISTING (live tasks, task_live task_structs)\n");
+		fprintf(stderr, "usage: colour-counts KEY LISTING (live tasks)\n");
 		return 2;
 	}
 	snprintf(listing, sizeof(listing), DEBUGFS "%s", argv[2]);

@@ -14,7 +14,6 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^kcolour\.$1=//p"; }
 # The per-colour live counts against the task listings (colour-counts.c).
 check_counts() {
 	colour-counts live tasks
-	grep -q '^task: 1' "$DEBUGFS/params" && colour-counts task_live task_structs
 	echo "TASKS $(ls -d /proc/[0-9]* | wc -l)"
 }
 
