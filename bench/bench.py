@@ -26,10 +26,11 @@ import sys
 from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png,
                        plugin_geometry, probe_caches)
 
-# NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off and
-# at its defaults, the base kernel with the upstream randomize_kstack_offset
+# NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off, at
+# its defaults and with task_struct colouring too, the base kernel with the upstream randomize_kstack_offset
 # and without.  QUICK takes the first two.
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
+         ("task", "bench", "kstack_colour=task"),
          ("rko", "bench-base", "randomize_kstack_offset=on"), ("base", "bench-base", "")]
 # -smp 1 runs under -icount, repeatably; more vCPUs hang there (QEMU 7.2:
 # bench/cachesim/README.md, SMP) and run on one TCG thread on host time
@@ -42,7 +43,7 @@ QUICK_SMPS, QUICK_LAYOUTS = (1, 2), (1, 2)
 INSN_TOLERANCE = {"ring": 0.001, "forkloop": 0.003}
 # The cycle model's inputs are scaled by each of these to test the verdicts.
 SENSITIVITY = (0.5, 1.0, 1.5)
-COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e")
+COLOURS = ("#d62728", "#1f77b4", "#9467bd", "#2ca02c", "#ff7f0e")
 
 
 def name(case, smp, layout):
@@ -224,6 +225,47 @@ class Report(Doc):
                  extra=["set xtics rotate by -40 (%s)" % xt, "set yrange [*:*]",
                         "set xrange [-0.6:%g]" % (len(self.labels) - 0.4)])
 
+    def conflict_curve(self, png, smp=1):
+        """The ring's L1D conflict misses per switch (set-associative minus
+        fully-associative, every region) against N, with and without the
+        colourings, beside 40% of off's: the colouring issue's target (N=4 and
+        6), and where it is missed, why."""
+        cases = [c for c in self.names if c in ("off", "defaults", "task")]
+        ring = [(i, p.info["tasks"]) for i, p in
+                enumerate(self.boots[name(self.names[0], smp, self.layouts[0])])
+                if p.workload == "ring"]
+        l1d = lambda k: lambda p: (p.counts[("L1D", "all")]["sa_miss"] -
+                                   p.counts[("L1D", "all")][k]) / p.unit[1]
+        rows, dat = [], []
+        for i, n in ring:
+            off = self.spread("off", smp, i, l1d("fa_miss")).median
+            cells, line = [], [str(n)]
+            for c in cases:
+                s = self.spread(c, smp, i, l1d("fa_miss"))
+                cells += [str(s)] + (["%.0f%%" % (100 * s.median / off) if off else "?"]
+                                     if c != "off" else []) + \
+                    [str(self.spread(c, smp, i, l1d("min_bound")))]
+                line += ["%.3f %.3f %.3f" % (s.median, s.lo, s.hi)]
+            rows.append([n] + cells)
+            dat.append(" ".join(line + ["%.3f" % (0.4 * off)]))
+        self.table(["N"] + [h % c for c in cases for h in ("%s SA &minus; FA", "%s / off",
+                                                            "%s SA &minus; MIN")
+                            if c != "off" or "/" not in h], rows)
+        path = self.work / ("conflicts-smp%d.dat" % smp)
+        path.write_text("\n".join(dat) + "\n")
+        ns = [n for _, n in ring]
+        plot_png(png, "Ring: L1D conflict misses per switch (SA - FA; -smp %d, median and "
+                 "range over %d layouts)" % (smp, len(self.layouts)), "tasks in the ring (N)",
+                 "conflict misses per switch", ns, 1.15,
+                 ["'%s' using ($1*%.3f):%d:%d:%d with yerrorlines pt 7 lc rgb '%s' title '%s'"
+                  % (path, 1 + 0.04 * (j - 1), 2 + 3 * j, 3 + 3 * j, 4 + 3 * j,
+                     COLOURS[self.names.index(c) % len(COLOURS)], c)
+                  for j, c in enumerate(cases)] +
+                 ["'%s' using 1:%d with lines dt 2 lc rgb 'black' title '40%% of off'"
+                  % (path, 2 + 3 * len(cases))],
+                 # Negative where fully-associative LRU thrashes (N = 8..16).
+                 ["set yrange [*:*]", "set xzeroaxis lt -1"])
+
     def save(self, results):
         m, w, md = self.meta, self.w, self.md
         version = lambda k: re.sub(r"^Linux version (\S+).*", r"\1", m["banner_" + k])
@@ -335,6 +377,18 @@ class Report(Doc):
             for cache in CACHES:
                 md("### %s, -smp %d", cache, smp)
                 self.miss_table(smp, cache)
+        if "off" in self.names and len(self.names) > 2:
+            md("""## The ring's conflict misses against N
+
+                L1D conflict misses per switch, -smp 1: set-associative minus
+                fully-associative LRU misses over every region, median [range] over the
+                layouts; each case's median as a share of off's; and set-associative minus
+                the MIN bound beside it (conflict and replacement misses that no placement
+                removes, as above). The objects behind them are in attribution.md (`make
+                bench-attribution`).""")
+            self.conflict_curve(results / "bench-conflicts.png")
+            w("![ring conflict misses against N](bench-conflicts.png)")
+            w()
         md("""## Under PLRU
 
             The verdicts of defaults against off (all 9 cycle models) with every cache's LRU

@@ -188,9 +188,13 @@ class Boot(list):
 class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
-    def __init__(self, prog, wset, work, timeout, plugin_args=""):
+    def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
+                 conflicts=False):
+        """after_each: a guest command run after every workload (outside its
+        window); conflicts: the plugin writes each boot's NAME.conflicts."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
+        self.conflicts = conflicts
         self.replay = bool(os.environ.get("REPORT_ONLY"))  # the work dir's boots, no new ones
         self.resume = bool(os.environ.get("RESUME")) and not self.replay
         self.work = Path(os.environ.get("WORK") or work)
@@ -220,7 +224,8 @@ class Run:
         (self.work / "bin").mkdir(parents=True)
         self.make("bench/cachesim", "OUT=%s" % (self.work / "bin"), "all")
         (self.work / "run.sh").write_text("set -e\n. /bin/phases.sh\n%s\n" % LAYOUT_STEP +
-                                          "".join(c + "\n" for c in self.want))
+                                          "".join(c + "\n" + (after_each and after_each + "\n")
+                                                  for c in self.want))
         try:
             qemu.initramfs(self.work / "initramfs.cpio.gz",
                            [(self.work / "bin" / w, "/bin/" + w) for w in guest_programs()] +
@@ -279,7 +284,9 @@ class Run:
                            deterministic=smp == 1, single_thread=smp > 1, plugin=",".join(
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,
-                                             "out=%s" % (self.work / (n + ".txt"))])))
+                                             "out=%s" % (self.work / (n + ".txt")),
+                                             self.conflicts and "conflicts=%s" % (
+                                                 self.work / (n + ".conflicts"))])))
                  for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
         kept = [b for b in boots if self.kept(b)]

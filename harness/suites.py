@@ -67,6 +67,9 @@ def suites(full):
         # on canned perf stat output, and its run here (no counters on a VM).
         ("bench-unit", [PY, "bench/tests/test-bench.py"]),
         ("bench-quick", [PY, "bench/bench.py"], {"QUICK": "1"}),
+        # Who misses and who evicts on the direct map: the join, then a run.
+        ("attribution-unit", [PY, "bench/tests/test-attribution.py"]),
+        ("attribution-quick", [PY, "bench/attribution.py"], {"QUICK": "1"}),
         # Three real CPUs' caches in every boot (K8, Skylake, Tiger Lake), and
         # make bench-cpu on a dump that is no fixture: this machine's own.
         ("bench-cpus-quick", [PY, "bench/cpus.py"], {"QUICK": "1"}),

@@ -18,6 +18,14 @@ bench: deps
 bench-sweep: deps
 	@QUICK=$(QUICK) python3 bench/sweep.py
 
+# make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
+# conflict misses, both sides of each, from the plugin's conflicts= and the
+# bench kernel's page map (bench/attribution.py) -> docs/results/attribution.md
+# (QUICK=1: build/bench/attribution-quick).
+.PHONY: bench-attribution
+bench-attribution: deps
+	@QUICK=$(QUICK) python3 bench/attribution.py
+
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
 # real CPUs (benchcpu), all simulated in every boot: off, a grid of colour
 # counts x steps x policies, and each CPU's derived kstack_colour= line, in

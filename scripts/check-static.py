@@ -179,13 +179,15 @@ def maintainers(tree, *args):
 def check_maintainers(t, series, base):
     series, base = series.tree, base.tree
     text = (series.path / "MAINTAINERS").read_text()
-    entry = re.search(r"(?ms)^X86 CACHE COLOURING \(KCOLOUR\)\n(.*?)^\n", text)
-    patterns = re.findall(r"^F:\s+(\S+)", entry.group(1), re.M) if entry else []
+    # The project's entries: the colouring's, and the page map's (series bench).
+    entries = [e for e in re.findall(r"(?ms)^[A-Z0-9][^\n]*\n((?:[A-Z]:\t[^\n]*\n)+)", text)
+               if re.search(r"^M:\s.*<%s>" % re.escape(KCOLOUR), e, re.M)]
+    patterns = [p for e in entries for p in re.findall(r"^F:\s+(\S+)", e, re.M)]
     added = changed(series, "A", tools=True)
     uncovered = [f for f in added if not any(
         f == p or (p.endswith("/") and f.startswith(p)) for p in patterns)]
-    t(bool(entry) and not uncovered, "MAINTAINERS: the kcolour entry has an F: line for each "
-      "of the %d files the series add" % len(added), diag=uncovered)
+    t(bool(entries) and not uncovered, "MAINTAINERS: an entry of kcolour's (%d) has an F: line "
+      "for each of the %d files the series add" % (len(entries), len(added)), diag=uncovered)
     for p in kernel.series_patches():
         path = kernel.PATCHES / p
         files = [f for f in re.findall(r"^\+\+\+ b/(\S+)", path.read_text(), re.M)

@@ -24,7 +24,7 @@
 
 #include "cachesim.h"
 
-#define NO_LINE	UINT64_MAX	/* an empty way: no real line number */
+#define NO_LINE	CS_NO_LINE	/* an empty way */
 #define NIL	(-1)
 
 struct fa_cache {
@@ -39,6 +39,7 @@ struct fa_cache {
 
 struct cs_cache {
 	uint64_t last_line;	/* most recent line: MRU in all copies */
+	uint64_t evicted;	/* the LRU copy's victim on the latest access */
 	unsigned int line_shift;
 	unsigned int ways;
 	uint64_t set_mask;
@@ -241,6 +242,7 @@ static int sa_access(struct cs_cache *c, uint64_t line)
 			return 0;
 		}
 	}
+	c->evicted = set[c->ways - 1];
 	memmove(&set[1], &set[0], (c->ways - 1) * sizeof(*set));
 	set[0] = line;
 	return 1;
@@ -462,7 +464,7 @@ struct cs_cache *cs_cache_new_copies(const struct cs_geom *geom, unsigned int co
 	}
 	for (i = 0; i < lines; i++)
 		c->sets[i] = c->ptag[i] = NO_LINE;
-	c->last_line = NO_LINE;
+	c->last_line = c->evicted = NO_LINE;
 	return c;
 nomem:
 	snprintf(err, errlen, "out of memory for a %" PRIu64 "-byte cache", geom->size);
@@ -505,6 +507,7 @@ unsigned int cs_access(struct cs_cache *cache, uint64_t addr,
 	uint64_t line = addr >> cache->line_shift;
 	unsigned int res = 0;
 
+	cache->evicted = NO_LINE;
 	/* Another access to the most recent line hits and changes no state. */
 	if (line != cache->last_line) {
 		if (sa_access(cache, line))
@@ -523,6 +526,11 @@ unsigned int cs_access(struct cs_cache *cache, uint64_t addr,
 		counts->plru_miss += res & CS_PLRU_MISS ? 1 : 0;
 	}
 	return res;
+}
+
+uint64_t cs_evicted(const struct cs_cache *cache)
+{
+	return cache->evicted;
 }
 
 int cs_invalidate(struct cs_cache *cache, uint64_t addr)

@@ -39,6 +39,9 @@ struct cs_counts {
 	uint64_t inval;		/* lines cs_invalidate() removed (LRU copy) */
 };
 
+/* No line: an empty way, or no victim (cs_evicted()). */
+#define CS_NO_LINE	UINT64_MAX
+
 /* cs_access() result bits. */
 #define CS_SA_MISS	1u
 #define CS_FA_MISS	2u
@@ -81,6 +84,14 @@ enum cs_plru cs_plru_kind(const struct cs_cache *cache);
  */
 unsigned int cs_access(struct cs_cache *cache, uint64_t addr,
 		       struct cs_counts *counts);
+
+/*
+ * The line number (address >> line shift) that the set-associative LRU
+ * copy evicted on the latest cs_access(), or CS_NO_LINE: a hit, or a miss
+ * that filled an empty way.  With the fully-associative copy's verdict it
+ * names both sides of a conflict miss.
+ */
+uint64_t cs_evicted(const struct cs_cache *cache);
 
 /*
  * Remove the line holding addr from all three copies (a coherence

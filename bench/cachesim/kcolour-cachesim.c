@@ -73,6 +73,10 @@
  * profile=PATH adds an instruction profile: per phase, the instructions
  * executed per translation block start address (counted where the phase
  * head counts them, so the totals agree).
+ *
+ * conflicts=PATH names both sides of the primary L1D's conflict misses on
+ * the direct map, per phase: the line that missed and the line whose miss
+ * evicted it (struct conflict_table).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -159,6 +163,33 @@ struct extra {
 	char name[64];		/* e.g. L1D-48K-12w, L2-256K-4w-128B */
 };
 
+/*
+ * conflicts=: a conflict miss is an access that the primary L1D's
+ * set-associative LRU copy misses and its fully-associative copy hits.
+ * Its evictor is the line whose miss last pushed it out of its set: each
+ * vCPU keeps, for the lines its L1D evicted, the line that did it, in a
+ * direct-mapped table (a slot taken by another victim before its line
+ * comes back leaves that conflict's evictor unknown, and counted so).
+ */
+#define EVICT_BITS	16
+
+struct evict_slot {
+	uint64_t victim, evictor;	/* L1D line numbers (vaddr >> shift) */
+};
+
+/* A phase's direct-map conflict misses by (victim, evictor) line pair. */
+struct conflict_pair {
+	uint64_t victim, evictor;	/* evictor CS_NO_LINE: unknown */
+	uint64_t n;			/* 0: an empty slot */
+};
+
+struct conflict_table {
+	struct conflict_pair *slot;	/* open addressing, size a power of two */
+	size_t size, used;
+	uint64_t all;			/* conflict misses in every region */
+	uint64_t direct, unknown;	/* on the direct map; of those, evictor unknown */
+};
+
 /* One vCPU's caches. */
 struct cpu {
 	struct cs_cache *cache[NR_CACHES];
@@ -168,6 +199,7 @@ struct cpu {
 	uint64_t hl1d_last[MAX_HIER];	/* their L1Ds: the line of the latest access */
 	struct cs_cache *hl2[MAX_HIER];
 	struct cs_min_window min[NR_CACHES];	/* the primaries' MIN windows */
+	struct evict_slot *evict;	/* conflicts=: [1 << EVICT_BITS] */
 };
 
 #define DEFAULT_MIN_WINDOW	(2u << 20)
@@ -216,6 +248,7 @@ struct phase {
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
 	struct prof_rec *prof;	/* profile=: the phase's touched TBs */
 	size_t nr_prof;
+	struct conflict_table conflicts;	/* conflicts= */
 };
 
 /*
@@ -279,6 +312,10 @@ static struct {
 	uint64_t kimage_ram;
 
 	struct arena_chunk *arena;
+
+	/* conflicts=: where to write. */
+	const char *conflicts_path;
+	FILE *conflicts_out;
 
 	/* profile=: TBs counted in the current phase, and where to write. */
 	const char *prof_path;
@@ -568,6 +605,7 @@ static void marker_store(uint64_t vaddr)
 	case KCOLOUR_MARKER_START:
 		/* A start inside a phase restarts it: the first one is lost. */
 		free(sim.cur.prof);
+		free(sim.cur.conflicts.slot);
 		memset(&sim.cur, 0, sizeof(sim.cur));
 		prof_discard();
 		for (u = 0; u < sim.nr_cpus; u++)
@@ -590,6 +628,7 @@ static void marker_store(uint64_t vaddr)
 		sim.phases = p;
 		sim.phases[sim.nr_phases++] = sim.cur;
 		sim.cur.prof = NULL;
+		sim.cur.conflicts.slot = NULL;
 		sim.counting = 0;
 		break;
 	}
@@ -637,6 +676,75 @@ static void place_direct(struct placement *pl, uint64_t phys)
 	pl->sketch[i] = h;
 }
 
+static uint64_t pair_hash(uint64_t victim, uint64_t evictor)
+{
+	return mix64(victim * 0x9e3779b97f4a7c15ull ^ evictor);
+}
+
+/* The slot of a (victim, evictor) pair, a new one with n 0 if absent. */
+static struct conflict_pair *conflict_slot(struct conflict_table *t, uint64_t victim,
+					   uint64_t evictor)
+{
+	struct conflict_pair *p, *old = t->slot;
+	size_t i, n = t->size;
+
+	if (2 * (t->used + 1) > t->size) {
+		t->size = n ? 2 * n : 1024;
+		t->slot = calloc(t->size, sizeof(*t->slot));
+		if (!t->slot) {
+			fprintf(stderr, "kcolour-cachesim: out of memory for conflicts=\n");
+			exit(1);
+		}
+		t->used = 0;
+		for (i = 0; i < n; i++)
+			if (old[i].n)
+				conflict_slot(t, old[i].victim, old[i].evictor)->n = old[i].n;
+		free(old);
+	}
+	for (i = pair_hash(victim, evictor) & (t->size - 1);; i = (i + 1) & (t->size - 1)) {
+		p = &t->slot[i];
+		if (!p->victim) {	/* a direct-map line is never 0 */
+			p->victim = victim;
+			p->evictor = evictor;
+			t->used++;
+			return p;
+		}
+		if (p->victim == victim && p->evictor == evictor)
+			return p;
+	}
+}
+
+/*
+ * conflicts=: after the primary L1D's access to line (res its verdict),
+ * count a direct-map conflict miss with its evictor, and note the line
+ * this access evicted.
+ */
+static void note_conflict(struct cpu *cpu, struct phase *ph, unsigned int res,
+			  uint64_t line, enum region r)
+{
+	uint64_t victim = cs_evicted(cpu->cache[C_L1D]);
+	struct evict_slot *e;
+
+	if (!(res & CS_SA_MISS))
+		return;
+	if (ph && !(res & CS_FA_MISS)) {
+		ph->conflicts.all++;
+		if (r == R_DIRECT) {
+			e = &cpu->evict[mix64(line) >> (64 - EVICT_BITS)];
+			ph->conflicts.direct++;
+			if (e->victim != line)
+				ph->conflicts.unknown++;
+			conflict_slot(&ph->conflicts, line,
+				      e->victim == line ? e->evictor : CS_NO_LINE)->n++;
+		}
+	}
+	if (victim != CS_NO_LINE) {
+		e = &cpu->evict[mix64(victim) >> (64 - EVICT_BITS)];
+		e->victim = victim;
+		e->evictor = line;
+	}
+}
+
 static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		       uint64_t vaddr, void *udata)
 {
@@ -672,6 +780,8 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		uint64_t lv = line << sim.l1d_shift;
 		unsigned int res = cs_access(cpu->cache[C_L1D], lv, counts(ph, C_L1D, r));
 
+		if (cpu->evict)
+			note_conflict(cpu, ph, res, line, r);
 		min_add(cpu, ph, C_L1D, line, r);
 		if (!(res & CS_SA_MISS))
 			continue;
@@ -952,6 +1062,36 @@ static void print_profile(size_t idx, struct phase *ph)
 	}
 }
 
+/*
+ * conflicts=: a phase's head (conflict misses in all regions, on the direct
+ * map, those with an unknown evictor, distinct pairs), then one line a
+ * (victim, evictor) pair: the victim's physical address in the direct map
+ * (nokaslr), the evictor's too, or its region, or ? if unknown.
+ */
+static void print_conflicts(size_t idx, const struct conflict_table *t)
+{
+	uint64_t ev;
+	size_t i;
+
+	fprintf(sim.conflicts_out, "conflicts phase=%zu all=%" PRIu64 " direct=%" PRIu64
+		" unknown=%" PRIu64 " pairs=%zu\n", idx, t->all, t->direct, t->unknown, t->used);
+	for (i = 0; i < t->size; i++) {
+		if (!t->slot[i].victim)
+			continue;
+		fprintf(sim.conflicts_out, "conflict phase=%zu victim=0x%" PRIx64 " evictor=", idx,
+			(uint64_t)((t->slot[i].victim << sim.l1d_shift) - DIRECT_START));
+		ev = t->slot[i].evictor;
+		if (ev == CS_NO_LINE)
+			fputc('?', sim.conflicts_out);
+		else if (classify(ev << sim.l1d_shift) == R_DIRECT)
+			fprintf(sim.conflicts_out, "0x%" PRIx64,
+				(uint64_t)((ev << sim.l1d_shift) - DIRECT_START));
+		else
+			fputs(region_name[classify(ev << sim.l1d_shift)], sim.conflicts_out);
+		fprintf(sim.conflicts_out, " n=%" PRIu64 "\n", t->slot[i].n);
+	}
+}
+
 static void at_exit(qemu_plugin_id_t id, void *udata)
 {
 	struct arena_chunk *ch;
@@ -1006,6 +1146,14 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		if (fclose(sim.prof_out))
 			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", sim.prof_path);
 	}
+	if (sim.conflicts_out) {
+		for (i = 0; i < sim.nr_phases; i++)
+			print_conflicts(i, &sim.phases[i].conflicts);
+		if (sim.counting)
+			print_conflicts(sim.nr_phases, &sim.cur.conflicts);
+		if (fclose(sim.conflicts_out))
+			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", sim.conflicts_path);
+	}
 	if (fclose(sim.out))
 		fprintf(stderr, "kcolour-cachesim: writing %s: %m\n",
 			sim.out_path ? sim.out_path : "the report");
@@ -1027,14 +1175,19 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		for (x = 0; x < sim.nr_hier; x++)
 			cs_cache_free(sim.cpu[u].hl2[x]);
 	}
+	for (u = 0; u < sim.nr_cpus; u++)
+		free(sim.cpu[u].evict);
 	free(sim.cpu);
 	while ((ch = sim.arena)) {
 		sim.arena = ch->next;
 		free(ch);
 	}
-	for (i = 0; i < sim.nr_phases; i++)
+	for (i = 0; i < sim.nr_phases; i++) {
 		free(sim.phases[i].prof);
+		free(sim.phases[i].conflicts.slot);
+	}
 	free(sim.cur.prof);
+	free(sim.cur.conflicts.slot);
 	free(sim.phases);
 }
 
@@ -1225,6 +1378,10 @@ static int parse_arg(const char *arg)
 		sim.prof_path = val;
 		return 0;
 	}
+	if (!strncmp(arg, "conflicts=", klen + 1) && *val) {
+		sim.conflicts_path = val;
+		return 0;
+	}
 	return -1;
 }
 
@@ -1338,7 +1495,8 @@ static const char usage[] =
 	"stack_top=2048,text=ffffffff81000000-ffffffff82200000,"
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
 	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,"
-	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M\n";
+	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M,"
+	"conflicts=PATH\n";
 
 /* One vCPU's caches and MIN windows.  0, or -1 after a message. */
 static int setup_cpu(struct cpu *cpu)
@@ -1385,6 +1543,13 @@ static int setup_cpu(struct cpu *cpu)
 						  sizeof(err));
 		if (!cpu->hl2[i]) {
 			fprintf(stderr, "kcolour-cachesim: cpu%u-L2: %s\n", i + 1, err);
+			return -1;
+		}
+	}
+	if (sim.conflicts_path) {
+		cpu->evict = calloc(1u << EVICT_BITS, sizeof(*cpu->evict));
+		if (!cpu->evict) {
+			fprintf(stderr, "kcolour-cachesim: out of memory for conflicts=\n");
 			return -1;
 		}
 	}
@@ -1499,6 +1664,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		sim.prof_out = fopen(sim.prof_path, "w");
 		if (!sim.prof_out) {
 			fprintf(stderr, "kcolour-cachesim: cannot open %s: %m\n", sim.prof_path);
+			return -1;
+		}
+	}
+	if (sim.conflicts_path) {
+		sim.conflicts_out = fopen(sim.conflicts_path, "w");
+		if (!sim.conflicts_out) {
+			fprintf(stderr, "kcolour-cachesim: cannot open %s: %m\n",
+				sim.conflicts_path);
 			return -1;
 		}
 	}

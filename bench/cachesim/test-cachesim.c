@@ -103,6 +103,35 @@ static void test_conflict(void)
 	cs_cache_free(c);
 }
 
+static void test_evicted(void)
+{
+	/* 9 lines 4 KiB apart in one 8-way set: line k + 8 evicts line k. */
+	struct cs_cache *c = new_cache(32768, 8, 64);
+	uint64_t line[9], want;
+	int i, wrong = 0;
+
+	for (i = 0; i < 9; i++)
+		line[i] = (0x100000 + i * 4096 + 5 * 64) >> cs_line_shift(c);
+	for (i = 0; i < 8; i++) {
+		cs_access(c, line[i] << cs_line_shift(c), NULL);
+		wrong += cs_evicted(c) != CS_NO_LINE;
+	}
+	ok(!wrong, "evicted: filling the 8 empty ways evicts nothing");
+	cs_access(c, line[0] << cs_line_shift(c), NULL);
+	ok(cs_evicted(c) == CS_NO_LINE, "evicted: a hit evicts nothing");
+	/* line 0 is now MRU: line 8 evicts the LRU one, line 1. */
+	cs_access(c, line[8] << cs_line_shift(c), NULL);
+	ok(cs_evicted(c) == line[1], "evicted: a miss in a full set names its LRU line");
+	/* Line 1 comes back: it evicts line 2, and misses where the FA copy hits. */
+	want = line[2];
+	ok(cs_access(c, line[1] << cs_line_shift(c), NULL) == CS_SA_MISS && cs_evicted(c) == want,
+	   "evicted: the victim, back, is a conflict miss (SA miss, FA hit) that evicts the next");
+	cs_invalidate(c, line[3] << cs_line_shift(c));
+	cs_access(c, 0x200000 + 5 * 64, NULL);
+	ok(cs_evicted(c) == CS_NO_LINE, "evicted: a miss into an invalidated way evicts nothing");
+	cs_cache_free(c);
+}
+
 static void test_no_conflict_in_way(void)
 {
 	/* 8 lines 4 KiB apart fit the 8 ways of one set: only cold misses. */
@@ -691,6 +720,7 @@ int main(void)
 	test_cold();
 	test_lru_order();
 	test_conflict();
+	test_evicted();
 	test_no_conflict_in_way();
 	test_capacity();
 	test_odd_ways();

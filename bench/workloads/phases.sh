@@ -59,3 +59,17 @@ hackbench() {
 	echo "hackbench threads=$threads pipes=$pipes groups=$3 fds=$HACKBENCH_FDS loops=$4" \
 		"messages=$(($3 * HACKBENCH_FDS * HACKBENCH_FDS * $4)) $run"
 }
+
+# page_map: the bench kernel's map of page frames to their owners
+# (kernel-patches/bench, DEBUG_PAGE_MAP), one "page_map FIRST_PFN COUNT
+# OWNER" line a run of frames, then "page_map end"; run after each phase by
+# make bench-attribution (bench/attribution.py), which names the phase's
+# conflict misses with it.
+page_map() {
+	[ -r /sys/kernel/debug/page_map ] ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -r /sys/kernel/debug/page_map ] ||
+		{ echo "page_map: no /sys/kernel/debug/page_map (CONFIG_DEBUG_PAGE_MAP)"; return 1; }
+	sed 's/^/page_map /' /sys/kernel/debug/page_map
+	echo "page_map end"
+}
