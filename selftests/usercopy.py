@@ -4,7 +4,8 @@ exact under task_struct colouring, tested the way LKDTM tests whitelists.
 
 The test image and its KASAN + lockdep twin (both CONFIG_HARDENED_USERCOPY
 and CONFIG_LKDTM), booted with kstack_colour=task on Skylake-Client: the
-guest forks shells until one's task_struct is in a slab of a colour other
+guest forks shells (and a sleeper a round, which keeps its task_struct)
+until one's task_struct is in a slab of a colour other
 than 0 (x86/kstack_colour/task_structs), and that shell writes
 USERCOPY_TASK_STRUCT_TO to LKDTM's DIRECT trigger.  LKDTM then prints
 kmem_dump_obj() of the task_struct, copies the whitelist (the FPU
@@ -34,9 +35,13 @@ touch /tmp/provoked
 echo USERCOPY_TASK_STRUCT_TO >%s/provoke-crash/DIRECT
 echo USERCOPY-SURVIVED
 """ % (DEBUGFS, DEBUGFS)
+# A shell that exits frees its task_struct for the next to reuse, so the
+# same slab would come back every time: a sleeper holds one a round, until a
+# shell's comes from a slab of another colour (10 objects a slab).
 RUN = """i=0
 while [ $i -lt 200 ] && [ ! -e /tmp/provoked ]; do
 	sh /provoke.sh
+	sleep 600 &
 	i=$((i + 1))
 done
 echo "USERCOPY-SHELLS $i"
