@@ -116,7 +116,7 @@ class Tally:
         self.direct = self.events = self.sa_fa = 0
         self.task_self = self.task_one_slab = 0  # task_struct on task_struct
 
-    def add(self, phase, conflicts, pmap, nsets):
+    def add(self, phase, conflicts, pmap, nsets, line):
         head, pairs = conflicts
         self.direct += head["direct"]
         self.events += phase.unit[1]
@@ -125,7 +125,7 @@ class Tally:
         for victim, evictor, n in pairs:
             key = (owner_name(pmap.owner(victim >> PAGE_SHIFT)), evictor_name(evictor, pmap))
             self.pairs[key] += n
-            self.sets[key][(victim >> 6) % nsets] += n
+            self.sets[key][(victim // line) % nsets] += n
             if key == ("task_struct", "task_struct"):
                 self.task_self += n
                 shift = PAGE_SHIFT + TASK_SLAB_PAGES_SHIFT
@@ -144,7 +144,7 @@ class Tally:
         return out
 
 
-def check(run, names, nsets):
+def check(run, names):
     """TAP: a page map and a conflicts head per phase; the pairs add up."""
     for n in names:
         b, problems = run.boots[n], []
@@ -174,7 +174,7 @@ def check(run, names, nsets):
     return not run.tap.failed
 
 
-def tally(run, cases, layouts, nsets):
+def tally(run, cases, layouts, nsets, line):
     """{(case, phase index): Tally}, layouts pooled."""
     out = collections.defaultdict(Tally)
     for c, _, _ in cases:
@@ -183,7 +183,7 @@ def tally(run, cases, layouts, nsets):
             maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
             conf = read_conflicts(run.work / (n + ".conflicts"))
             for i, p in enumerate(run.boots[n]):
-                out[(c, i)].add(p, conf[i], maps[i], nsets)
+                out[(c, i)].add(p, conf[i], maps[i], nsets, line)
     return out
 
 
@@ -348,8 +348,8 @@ def main():
     run.boot("cases", boots)
     names = [b[0] for b in boots]
     report = None
-    if run.check_boots(names) and check(run, names, nsets):
-        tallies = tally(run, cases, layouts, nsets)
+    if run.check_boots(names) and check(run, names):
+        tallies = tally(run, cases, layouts, nsets, line)
         report = Report(run, cases, layouts, tallies, nsets)
         if not quick:
             for (c, i), t in sorted(tallies.items()):

@@ -714,6 +714,12 @@ static struct conflict_pair *conflict_slot(struct conflict_table *t, uint64_t vi
 	}
 }
 
+/* conflicts=: the slot of a vCPU's evictor table that holds line. */
+static struct evict_slot *evict_slot(struct cpu *cpu, uint64_t line)
+{
+	return &cpu->evict[mix64(line) >> (64 - EVICT_BITS)];
+}
+
 /*
  * conflicts=: after the primary L1D's access to line (res its verdict),
  * count a direct-map conflict miss with its evictor, and note the line
@@ -730,7 +736,7 @@ static void note_conflict(struct cpu *cpu, struct phase *ph, unsigned int res,
 	if (ph && !(res & CS_FA_MISS)) {
 		ph->conflicts.all++;
 		if (r == R_DIRECT) {
-			e = &cpu->evict[mix64(line) >> (64 - EVICT_BITS)];
+			e = evict_slot(cpu, line);
 			ph->conflicts.direct++;
 			if (e->victim != line)
 				ph->conflicts.unknown++;
@@ -739,7 +745,7 @@ static void note_conflict(struct cpu *cpu, struct phase *ph, unsigned int res,
 		}
 	}
 	if (victim != CS_NO_LINE) {
-		e = &cpu->evict[mix64(victim) >> (64 - EVICT_BITS)];
+		e = evict_slot(cpu, victim);
 		e->victim = victim;
 		e->evictor = line;
 	}

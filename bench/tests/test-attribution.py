@@ -67,7 +67,7 @@ def main():
     t(head == {"all": 9, "direct": 6, "unknown": 1, "pairs": 4} and len(pairs) == 4 and
       conf[1][1] == [], "read_conflicts: the heads and the pairs of both phases")
     tl = at.Tally()
-    tl.add(FakePhase(40, 10, 6), conf[0], m, 64)
+    tl.add(FakePhase(40, 10, 6), conf[0], m, 64, 64)
     want = {("task_struct", "page table"): 2, ("task_struct", "(stack top)"): 1,
             ("page table", "evictor unknown"): 1, ("free page", "task_struct"): 2}
     t(dict(tl.pairs) == want, "Tally: both sides named by the map, a region, unknown, freed")
