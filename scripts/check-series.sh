@@ -68,6 +68,12 @@ else
 	tap 1 "the ${#patches[@]} patches apply in order to the base"
 fi
 
+# The base's version, from its Makefile: Debian updates linux-source-6.12
+# within 6.12.y, and each cover letter must name the base it applies to.
+base_version=$(git -C "$scratch/linux" show kcolour-base:Makefile 2>/dev/null |
+	awk '$1 == "VERSION" { v = $3 } $1 == "PATCHLEVEL" { p = $3 }
+	     $1 == "SUBLEVEL" { print v "." p "." $3; exit }')
+
 # 2. Each patch: checkpatch --strict clean, signed off by the project.  A
 #    backport in the stable format ("commit <sha> upstream.") trips two
 #    checks by design: the bare sha of that line (GIT_COMMIT_ID), and shas
@@ -112,8 +118,8 @@ for s in "${series[@]}"; do
 		tr -s ' \n' ' ' <"$cover" | grep -qF "$subject" || { echo "# not in the cover letter: $subject"; missing=1; }
 	done
 	tap $missing "$name series: the cover letter's shortlog names its ${#own[@]} patches"
-	grep -q "linux-source-6.12 (6.12.117" "$cover" 2>/dev/null
-	tap $? "$name series: the cover letter names the base, Debian's linux-source-6.12 (6.12.117)"
+	grep -qF "linux-source-6.12 ($base_version " "$cover" 2>/dev/null
+	tap $? "$name series: the cover letter names the base, Debian's linux-source-6.12 ($base_version)"
 	# It names upstream commits that the base's one-commit history cannot know.
 	checkpatch "$cover" "$name series: checkpatch --strict: its cover letter" \
 		--ignore UNKNOWN_COMMIT_ID
