@@ -31,6 +31,7 @@ help:
 	@echo "make bench-cpus  colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1: smoke run)"
 	@echo "make bench-cpu DUMP=FILE  the same on one CPUID dump, any machine's (QUICK=1)"
 	@echo "make bench-attribution  which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)"
+	@echo "make bench-slab-colour  which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)"
 	@echo "make tree        base kernel + series as git commits in build/linux"
 	@echo "make export      write build/linux's commits back to kernel-patches/"
 	@echo "make kernel      build an image of facts.tsv (IMAGE=test|bench|debug|off|base|falign-*, or FRAGMENTS=...)"

@@ -23,8 +23,8 @@ import statistics
 import subprocess
 import sys
 
-from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png,
-                       plugin_geometry, probe_caches)
+from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, pct,
+                       plot_png, plugin_geometry, probe_caches, verdict)
 
 # NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off, at
 # its defaults and with task_struct colouring too, the base kernel with the upstream randomize_kstack_offset
@@ -64,28 +64,6 @@ def cycles(p, lat, kind="sa_miss", cpi_scale=1.0, lat_scale=1.0):
                                                            p.rate("L2", kind=kind) * lat["L3"])
 
 
-class Spread:
-    """The median and the range of one figure over a case's layouts."""
-
-    def __init__(self, values):
-        self.values = sorted(values)
-        self.median, self.lo, self.hi = statistics.median(values), self.values[0], \
-            self.values[-1]
-
-    def __str__(self):
-        if self.lo == self.hi:
-            return fmt(self.median)
-        return "%s [%s&ndash;%s]" % (fmt(self.median), fmt(self.lo), fmt(self.hi))
-
-
-def net(boot):
-    """A boot's Phases, each web phase less the boot's one-request web phase
-    (ab's exec and start-up, inside every web window) where there is one."""
-    start = [q for q in boot.of("web") if q.info["requests"] == 1]
-    return [p.minus(start[0]) if p.workload == "web" and start and p is not start[0] else p
-            for p in boot]
-
-
 def stacks_moved(a, b):
     """The share of stacks (in first-touch order) whose top line lies in
     another L2 set in Phase b than in Phase a; None without stacks."""
@@ -115,15 +93,6 @@ def start_up_share(report):
     if not start or not more:
         return "?"
     return "%.0f" % (cycles(start[0], report.lat) / cycles(more[0], report.lat))
-
-
-def verdict(case, off):
-    """helps / hurts where the case's median lies outside off's range, else noise."""
-    if case.median < off.lo:
-        return "helps"
-    if case.median > off.hi:
-        return "hurts"
-    return "noise"
 
 
 class Report(Doc):

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -414,6 +415,37 @@ def plot_png(png, title, xlabel, ylabel, xs, pad, plots, extra=()):
         axis + ["set yrange [0:*]", "set grid", "set key outside right top"] + list(extra) +
         ["plot " + ", ".join(plots)])
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+class Spread:
+    """The median and the range of one figure over a case's layouts."""
+
+    def __init__(self, values):
+        self.values = sorted(values)
+        self.median, self.lo, self.hi = statistics.median(values), self.values[0], \
+            self.values[-1]
+
+    def __str__(self):
+        if self.lo == self.hi:
+            return fmt(self.median)
+        return "%s [%s&ndash;%s]" % (fmt(self.median), fmt(self.lo), fmt(self.hi))
+
+
+def net(boot):
+    """A boot's Phases, each web phase less the boot's one-request web phase
+    (ab's exec and start-up, inside every web window) where there is one."""
+    start = [q for q in boot.of("web") if q.info["requests"] == 1]
+    return [p.minus(start[0]) if p.workload == "web" and start and p is not start[0] else p
+            for p in boot]
+
+
+def verdict(case, off):
+    """helps / hurts where the case's median lies outside off's range, else noise."""
+    if case.median < off.lo:
+        return "helps"
+    if case.median > off.hi:
+        return "hurts"
+    return "noise"
 
 
 def pct(new, old):

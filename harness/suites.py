@@ -70,6 +70,10 @@ def suites(full):
         # Who misses and who evicts on the direct map: the join, then a run.
         ("attribution-unit", [PY, "bench/tests/test-attribution.py"]),
         ("attribution-quick", [PY, "bench/attribution.py"], {"QUICK": "1"}),
+        # Which caches' slab colours help beyond task_struct: the parsing,
+        # then a run (task, and mm_struct coloured by slab_colour=).
+        ("slab-colour-unit", [PY, "bench/tests/test-slab-colour.py"]),
+        ("slab-colour-quick", [PY, "bench/slab_colour.py"], {"QUICK": "1"}),
         # Three real CPUs' caches in every boot (K8, Skylake, Tiger Lake), and
         # make bench-cpu on a dump that is no fixture: this machine's own.
         ("bench-cpus-quick", [PY, "bench/cpus.py"], {"QUICK": "1"}),

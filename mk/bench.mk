@@ -26,6 +26,14 @@ bench-sweep: deps
 bench-attribution: deps
 	@QUICK=$(QUICK) python3 bench/attribution.py
 
+# make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
+# its slabs coloured as task_struct's on top of kstack_colour=task, then the
+# winners together (bench/slab_colour.py) -> docs/results/slab-colour.md
+# (QUICK=1: build/bench/slab-colour-quick).
+.PHONY: bench-slab-colour
+bench-slab-colour: deps
+	@QUICK=$(QUICK) python3 bench/slab_colour.py
+
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
 # real CPUs (benchcpu), all simulated in every boot: off, a grid of colour
 # counts x steps x policies, and each CPU's derived kstack_colour= line, in

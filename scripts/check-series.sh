@@ -42,7 +42,7 @@ header_define() {
 }
 
 # The series of facts.tsv, in the order make tree lays them: NAME DIR VERSION.
-mapfile -t series < <(awk -F'\t' '$1 == "series" { print $2, $3, $4 }' facts.tsv)
+mapfile -t series < <(awk -F'\t' '$1 == "series" { print $2, $3, $4, $5 }' facts.tsv)
 series_prefix() { [ "$1" = . ] || echo "$1/"; }
 series_patches() { # DIR: its patches, relative to kernel-patches/
 	sed 's/#.*//; /^[[:space:]]*$/d; s|^|'"$(series_prefix "$1")"'|' \
@@ -100,10 +100,11 @@ done
 
 # 2b. Each series' cover letter: [PATCH vN 00/M] with M its patches ([PATCH
 #     0/M] for a first version), every patch's subject in its shortlog, the
-#     base named, checkpatch --strict clean.  A series after the first also applies to the base alone.
+#     base named, checkpatch --strict clean.  A series after the first also
+#     applies to the base with only the series it needs (facts.tsv NEEDS).
 for s in "${series[@]}"; do
 	set -- $s
-	name=$1 dir=$2 version=$3
+	name=$1 dir=$2 version=$3 needs=$4
 	mapfile -t own < <(series_patches "$dir")
 	cover=kernel-patches/$(series_prefix "$dir")0000-cover-letter.patch
 	tag=PATCH
@@ -124,16 +125,23 @@ for s in "${series[@]}"; do
 	checkpatch "$cover" "$name series: checkpatch --strict: its cover letter" \
 		--ignore UNKNOWN_COMMIT_ID
 	[ "$s" = "${series[0]}" ] && continue
+	under=() what="the base on their own"
+	if [ "$needs" != base ]; then
+		needs_dir=$(awk -F'\t' -v n="$needs" '$1 == "series" && $2 == n { print $3 }' facts.tsv)
+		mapfile -t under < <(series_patches "$needs_dir")
+		what="the base after the $needs series"
+	fi
 	alone=$BUILD/series-alone
 	rm -rf "$alone"
 	if git clone -q --no-checkout "$scratch/linux" "$alone" 2>/dev/null &&
 		git -C "$alone" checkout -q kcolour-base 2>/dev/null &&
 		git -C "$alone" -c user.name=kcolour -c user.email=kcolour@example.org \
-			am -q "${own[@]/#/$PWD/kernel-patches/}" >"$BUILD/series-alone.log" 2>&1; then
-		tap 0 "$name series: its ${#own[@]} patches apply to the base on their own"
+			am -q "${under[@]/#/$PWD/kernel-patches/}" "${own[@]/#/$PWD/kernel-patches/}" \
+			>"$BUILD/series-alone.log" 2>&1; then
+		tap 0 "$name series: its ${#own[@]} patches apply to $what"
 	else
 		tail -n 5 "$BUILD/series-alone.log" | sed 's/^/# /'
-		tap 1 "$name series: its ${#own[@]} patches apply to the base on their own"
+		tap 1 "$name series: its ${#own[@]} patches apply to $what"
 	fi
 	rm -rf "$alone"
 done

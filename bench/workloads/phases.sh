@@ -60,6 +60,21 @@ hackbench() {
 		"messages=$(($3 * HACKBENCH_FDS * HACKBENCH_FDS * $4)) $run"
 }
 
+# slab_info: what make bench-slab-colour (bench/slab_colour.py) costs and
+# checks slab colours with, each line "slab_info ...": a cache of
+# /proc/slabinfo a line (NAME OBJSIZE OBJPERSLAB PAGESPERSLAB ACTIVE_OBJS
+# NUM_OBJS), the kernel's "slab_colour:" lines (the bench kernel's
+# slab_colour=, kernel-patches/bench) and task_struct's colours
+# (kstack_colour's params); then "slab_info end".
+slab_info() {
+	[ -r /sys/kernel/debug/x86/kstack_colour/params ] ||
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	awk 'NR > 2 { print "slab_info", $1, $4, $5, $6, $2, $3 }' /proc/slabinfo
+	dmesg | grep -o 'slab_colour: .*' | sed 's/^/slab_info /'
+	grep '^task_' /sys/kernel/debug/x86/kstack_colour/params | sed 's/^/slab_info /'
+	echo "slab_info end"
+}
+
 # page_map: the bench kernel's map of page frames to their owners
 # (kernel-patches/bench, DEBUG_PAGE_MAP), one "page_map FIRST_PFN COUNT
 # OWNER" line a run of frames, then "page_map end"; run after each phase by

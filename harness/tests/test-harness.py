@@ -89,7 +89,7 @@ t(facts.workloads("bench-quick")[:2] == ["ring 8 200", "forkloop 100"],
   "facts: a workload set, in order")
 awk = subprocess.run(["awk", "-F\t", '$1 == "image" && $2 == "bench" { print $4 }',
                       str(facts.FACTS)], capture_output=True, text=True).stdout.strip()
-t(awk == " ".join(facts.image_spec("bench")[1]) == "qemu-test kcolour kcolour-task bench-net bench-map",
+t(awk == " ".join(facts.image_spec("bench")[1]) == "qemu-test kcolour kcolour-task bench-net bench-tools",
   "facts: awk reads the same file (%s)" % awk)
 
 # The fragment check: values merge_config.sh dropped.
