@@ -25,6 +25,7 @@ help:
 	@echo "make static-check  sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch"
 	@echo "make reliability  trinity and fork storms on the KASAN + lockdep image, memory with 10,000 threads (SET=check|full)"
 	@echo "make falign-report  one kernel per function alignment choice, compared (docs/results/falign.md)"
+	@echo "make falign-layouts  L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1)"
 	@echo "make bench       cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke test)"
 	@echo "make perf-ab     perf stat A/B of colouring off/on on real hardware, as root -> build/perf-ab (make perf-ab-test: its tests)"
 	@echo "make bench-sweep colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1: smoke run)"

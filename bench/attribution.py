@@ -23,8 +23,8 @@ import re
 import sys
 from pathlib import Path
 
-from benchdata import (KARGS, REGIONS, ROOT, Boot, Doc, Run, facts, fmt, plot_png,
-                       plugin_geometry, probe_caches)
+from benchdata import (KARGS, REGIONS, ROOT, Boot, Doc, Run, bench_caches, facts, fmt,
+                       plot_png, plugin_geometry)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]
@@ -329,11 +329,7 @@ class Report(Doc):
 
 def main():
     quick = bool(os.environ.get("QUICK"))
-    try:
-        caches = probe_caches(facts.path("bench-dump"))
-    except RuntimeError as e:
-        print("error: %s" % e, file=sys.stderr)
-        return 2
+    caches = bench_caches()
     size, ways, line = caches["L1D"]
     nsets = size // ways // line
     cases = CASES[:2] if quick else CASES

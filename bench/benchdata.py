@@ -82,6 +82,16 @@ def probe_caches(dump, cpu=0):
             for c in caches if (c["level"], c["type"]) in names}
 
 
+def bench_caches():
+    """probe_caches() of facts.tsv's bench-dump, the CPU the bench simulates;
+    kcolour-probe's error and exit 2 where it cannot decode it."""
+    try:
+        return probe_caches(facts.path("bench-dump"))
+    except RuntimeError as e:
+        print("error: %s" % e, file=sys.stderr)
+        sys.exit(2)
+
+
 def plugin_geometry(caches):
     """The plugin arguments that simulate caches (probe_caches())."""
     return ",".join("%s_size=%d,%s_ways=%d,%s_line=%d" % (c.lower(), g[0], c.lower(), g[1],
@@ -250,19 +260,21 @@ class Run:
                           stdout=sys.stderr).returncode:
             self.bail("make -C %s failed" % " ".join(args))
 
-    def image(self, key, name):
-        """kernel.image(name), known to the report as KEY (test, base, sweep...)."""
+    def image(self, key, name, fragments=None):
+        """kernel.image(name), or of an ad hoc fragment list built in name's
+        object dir, known to the report as KEY (test, base, sweep...)."""
         if self.replay:
             return None
-        self.commands.append("python3 -m harness image " + name)
+        self.commands.append("python3 -m harness image " + name + (
+            " --fragments '%s'" % " ".join(fragments) if fragments else ""))
         try:
-            img = self.images[key] = kernel.image(name)
+            img = self.images[key] = kernel.image(name, fragments)
         except kernel.Error as e:
             self.bail("image %s: %s" % (name, e))
         banner = re.search(rb"Linux version [ -~]+", (img.path / "vmlinux").read_bytes())
         self.meta.update({"banner_" + key: banner.group().decode(), "build_" + key: img.how,
-                          "fragments_" + key: " ".join(f + ".config"
-                                                       for f in facts.image_spec(name)[1])})
+                          "fragments_" + key: " ".join(
+                              f + ".config" for f in fragments or facts.image_spec(name)[1])})
         sym = {w[2]: w[0] for w in map(str.split, open(img.path / "System.map")) if len(w) == 3}
         self.layout[key] = "text=%s-%s,data=%s-%s" % (sym["_text"], sym["_etext"], sym["_etext"],
                                                       sym["_end"])

@@ -50,6 +50,10 @@ def suites(full):
         ("series", ["bash", "scripts/check-series.sh"]),
         ("static", [PY, "scripts/check-static.py"]),
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
+        # The text layouts' machinery: the bench image with and without
+        # the seeded pads, booted under the simulator (make falign-layouts
+        # runs every choice in three layouts).
+        ("falign-layouts-quick", [PY, "falign/layouts.py"], {"QUICK": "1"}),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
         # The KUnit suite as the kernel's own runner runs it (its own kernel).

@@ -77,3 +77,11 @@ static-check: deps
 # One kernel per function alignment choice, compared (docs/results/falign.md).
 falign-report: deps
 	@python3 falign/report.py
+
+# make falign-layouts [QUICK=1]: each function alignment choice in three text
+# layouts (the bench series' seeded pads), booted under the cache simulator:
+# L1I misses, median and range (falign/layouts.py) ->
+# docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
+.PHONY: falign-layouts
+falign-layouts: deps
+	@QUICK=$(QUICK) python3 falign/layouts.py
