@@ -197,8 +197,7 @@ class Report(Doc):
         super().__init__(run)
         self.cases, self.layouts, self.t, self.nsets = cases, layouts, tallies, nsets
         self.names = ["%s.L%d" % (cases[0][0], layouts[0])]
-        self.phases = [(i, p) for i, p in enumerate(run.boots[self.names[0]])
-                       if not (p.workload == "web" and p.info["requests"] == 1)]
+        self.phases = [(i, p) for i, p in enumerate(run.boots[self.names[0]]) if not p.start_up]
 
     def save(self, out):
         m = self.meta

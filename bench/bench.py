@@ -88,7 +88,7 @@ def start_up_share(report):
     per-request cycles of the first web run with more (the first case,
     -smp and layout), or "?" without one."""
     phases = report.net[name(report.names[0], report.smps[0], report.layouts[0])]
-    start = [p for p in phases if p.workload == "web" and p.info["requests"] == 1]
+    start = [p for p in phases if p.start_up]
     more = [p for p in phases if p.workload == "web" and p.info["requests"] > 1]
     if not start or not more:
         return "?"

@@ -116,11 +116,17 @@ class Phase:
         self.unit = (UNITS[workload][0], info.get(UNITS[workload][1]))
 
     @property
+    def start_up(self):
+        """ab's start-up alone: the one-request web run, which every other web
+        phase is net of (net())."""
+        return self.workload == "web" and self.info["requests"] == 1
+
+    @property
     def label(self):
         i = self.info
         if self.workload == "ring":
             return "ring N=%d" % i["tasks"]
-        if self.workload == "web" and i["requests"] == 1:
+        if self.start_up:
             return "web start-up (1 request)"
         if self.workload == "web":
             return "web c=%d %s" % (i["concurrency"], "keep-alive" if i["keepalive"] else "close")
@@ -446,7 +452,7 @@ class Spread:
 def net(boot):
     """A boot's Phases, each web phase less the boot's one-request web phase
     (ab's exec and start-up, inside every web window) where there is one."""
-    start = [q for q in boot.of("web") if q.info["requests"] == 1]
+    start = [q for q in boot if q.start_up]
     return [p.minus(start[0]) if p.workload == "web" and start and p is not start[0] else p
             for p in boot]
 

@@ -123,8 +123,7 @@ class Cpus(Doc):
         for case, _ in cases:
             for i in range(len(cpus)):
                 for lay in pick + score:
-                    phases = [p for p in net(self.boots["%s.L%d" % (case, lay)])
-                              if not (p.workload == "web" and p.info["requests"] == 1)]
+                    phases = [p for p in net(self.boots["%s.L%d" % (case, lay)]) if not p.start_up]
                     self.cyc[case, i, lay] = {p.label: self.cycles(p, i) for p in phases}
                     self.l1d[case, i, lay] = {p.label: p.rate("cpu%d-L1D" % (i + 1))
                                               for p in phases}

@@ -24,8 +24,8 @@ import os
 import re
 import sys
 
-from benchdata import (KARGS, ROOT, Doc, Run, Spread, facts, net, plot_png,
-                       plugin_geometry, probe, probe_caches, verdict)
+from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, facts, net, plot_png,
+                       plugin_geometry, probe, verdict)
 
 # The attribution's next objects after task_struct, the ring's and hackbench's.
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
@@ -49,7 +49,8 @@ def task_colours(dump):
     count, one line of the target cache apart (arch/x86 task_colour_derive())."""
     rec = json.loads(probe(dump, "--json"))
     level = rec["recommendation"]["level"]
-    line = next(c["line"] for c in rec["caches"] if c["level"] == level and c["type"] != "instruction")
+    line = next(c["line"] for c in rec["caches"]
+                if c["level"] == level and c["type"] != "instruction")
     step = -(-max(line, 64) // 64) * 64
     return min(rec["recommendation"]["colours"], 4096 // step), step
 
@@ -100,8 +101,7 @@ class Figures:
         first = self.net["%s.L%d" % (self.names[0], layouts[0])]
         self.labels = [p.label for p in first]
         # ab's start-up alone is no row: the web rows are net of it.
-        self.rows = [i for i, p in enumerate(first)
-                     if not (p.workload == "web" and p.info["requests"] == 1)]
+        self.rows = [i for i, p in enumerate(first) if not p.start_up]
 
     def spread(self, case, i, f):
         """f of row i of a case over the layouts."""
@@ -275,10 +275,9 @@ def check(run, cases, layouts, colours, step):
 
 def main():
     quick = bool(os.environ.get("QUICK"))
-    dump = facts.path("bench-dump")
+    caches = bench_caches()
     try:
-        caches = probe_caches(dump)
-        colours, step = task_colours(dump)
+        colours, step = task_colours(facts.path("bench-dump"))
     except RuntimeError as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
@@ -292,7 +291,8 @@ def main():
     cases += [(c, "bench", case_args([c], colours, step))
               for c in (CANDIDATES[:1] if quick else CANDIDATES)]
     if quick:
-        cases = cases[1:2] + cases[3:] + [("bad-param", "bench", "kstack_colour=task slab_colour=" + BAD)]
+        cases = cases[1:2] + cases[3:] + [("bad-param", "bench",
+                                           "kstack_colour=task slab_colour=" + BAD)]
 
     def boots(cs):
         return [("%s.L%d" % (c, lay), k, "%s bench_layout=%d" % (a, lay))

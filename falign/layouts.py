@@ -76,8 +76,7 @@ class Report(Doc):
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
         self.labels = [p.label for p in first]
-        self.rows = [i for i, p in enumerate(first)
-                     if not (p.workload == "web" and p.info["requests"] == 1)]
+        self.rows = [i for i, p in enumerate(first) if not p.start_up]
 
     def spread(self, choice, i, f):
         return Spread([f(self.net["%s.L%d" % (choice, lay)][i]) for lay in self.layouts])
@@ -167,12 +166,11 @@ def main():
                 run.image("%s.L%d" % (c, lay), c + "-layouts",
                           facts.image_spec(c)[1] + EXTRA + [pads(lay)])
                 keys.append("%s.L%d" % (c, lay))
-    if not run.replay:
-        check_layouts(run, keys if quick else [k for k in keys if k.startswith(choices[0][0])],
-                      size // ways // line, line)
+    if not run.replay:     # quick: one pair; else each choice's layouts in turn
+        for run_keys in [keys] if quick else [["%s.L%d" % (c, lay) for lay in layouts]
+                                          for c, _ in choices]:
+            check_layouts(run, run_keys, size // ways // line, line)
     boots = [(k, k, "bench_layout=1") for k in keys]
-    if quick:
-        layouts = (1,)
     run.boot("layouts", boots)
     ok = run.check_boots([b[0] for b in boots])
     return run.finish(Report(run, choices, layouts) if ok else None,
