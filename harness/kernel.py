@@ -542,18 +542,23 @@ class Kmake:
         return (["make", "-C", str(self.tree), "ARCH=x86_64", "O=%s" % self.obj] +
                 self.compiler + (["-j%d" % jobs] if jobs else []) + list(targets))
 
-    def configure(self, frags, verify=True):
-        """tinyconfig + the fragments, olddefconfig; verify: fail naming every
-        fragment line that did not survive.  An unchanged .config keeps its
-        old timestamp, so an incremental build stays incremental."""
+    def configure(self, frags, verify=True, start=None):
+        """tinyconfig (or the .config text start) + the fragments, olddefconfig;
+        verify: fail naming every fragment line that did not survive.  An
+        unchanged .config keeps its old timestamp, so an incremental build
+        stays incremental."""
         log, config = self.obj / "configure.log", self.obj / ".config"
         before = config.read_bytes() if config.exists() else None
         stat = config.stat() if config.exists() else None
-        say("configuring: tinyconfig + %s" % " ".join(f.stem for f in frags))
+        say("configuring: %s + %s" % ("tinyconfig" if start is None else "a start .config",
+                                      " ".join(f.stem for f in frags)))
         merge = [str(self.tree / "scripts/kconfig/merge_config.sh"), "-m", "-O", str(self.obj),
                  str(config)] + [str(p) for p in frags]
+        if start is not None:
+            config.write_text(start)
         with open(log, "w") as f:
-            for cmd in (self.cmd("tinyconfig"), merge, self.cmd("olddefconfig")):
+            for cmd in ([self.cmd("tinyconfig")] if start is None else []) + [
+                    merge, self.cmd("olddefconfig")]:
                 if subprocess.run(cmd, cwd=self.tree, stdout=f, stderr=subprocess.STDOUT,
                                   env=self.env).returncode:
                     sys.stderr.write("".join(log.read_text().splitlines(True)[-20:]))

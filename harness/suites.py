@@ -48,7 +48,7 @@ def suites(full):
         # image without colouring boots; the test image builds, and builds
         # again to the same bytes; make demo on every model; the matrix.
         ("series", ["bash", "scripts/check-series.sh"]),
-        ("static", [PY, "scripts/check-static.py"]),
+        ("static", [PY, "scripts/check-static.py"] + (["full"] if full else [])),
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
@@ -60,11 +60,12 @@ def suites(full):
         ("kunit-py", [PY, "selftests/kunit-py.py"]),
         # The kselftests installed and run as test labs run them.
         ("kselftest-lab", [PY, "selftests/kselftest-lab.py"]),
-        # The task_struct usercopy whitelist under colouring, LKDTM's way.
-        ("usercopy", [PY, "selftests/usercopy.py"]),
+        # The task_struct usercopy whitelist under colouring, LKDTM's way (full:
+        # on the KASAN + lockdep image too).
+        ("usercopy", [PY, "selftests/usercopy.py"] + ([] if full else ["test"])),
         ("demo-matrix", [PY, "selftests/check-demo.py"]),
         ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
-        # trinity and fork storms on the KASAN + lockdep image.
+        # trinity and fork storms (full: on the KASAN + lockdep image).
         ("reliability", [PY, "selftests/reliability.py", "full" if full else "check"]),
         # The cache simulator bench and the sweep, reduced (make bench and
         # make bench-sweep run them whole); perf-ab's parsing and statistics
@@ -78,7 +79,7 @@ def suites(full):
         # then a run (task, and mm_struct coloured by slab_colour=).
         ("slab-colour-unit", [PY, "bench/tests/test-slab-colour.py"]),
         ("slab-colour-quick", [PY, "bench/slab_colour.py"], {"QUICK": "1"}),
-        # Three real CPUs' caches in every boot (K8, Skylake, Tiger Lake), and
+        # Two real CPUs' caches in every boot (K8, Tiger Lake), and
         # make bench-cpu on a dump that is no fixture: this machine's own.
         ("bench-cpus-quick", [PY, "bench/cpus.py"], {"QUICK": "1"}),
         ("bench-cpu-quick", ["sh", "-c", "mkdir -p build && cpuid -r >build/host.cpuid-r.txt && "
