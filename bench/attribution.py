@@ -23,8 +23,8 @@ import re
 import sys
 from pathlib import Path
 
-from benchdata import (KARGS, REGIONS, ROOT, Boot, Doc, Run, bench_caches, facts, fmt,
-                       plot_png, plugin_geometry)
+from benchdata import (KARGS, REGIONS, ROOT, Boot, Doc, Run, bench_caches, conflict_problems,
+                       conflicts_path, facts, fmt, plot_png, plugin_geometry, read_conflicts)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]
@@ -77,21 +77,6 @@ def page_maps(console):
         if m:
             runs.append((int(m.group(1)), int(m.group(2)), m.group(3)))
     return maps
-
-
-def read_conflicts(path):
-    """{phase: (head {all, direct, unknown, pairs}, [(victim, evictor, n)])}
-    of a conflicts= file."""
-    out = {}
-    for line in Path(path).read_text().splitlines():
-        words = line.split()
-        kv = dict(w.split("=", 1) for w in words[1:])
-        head, pairs = out.setdefault(int(kv["phase"]), ({}, []))
-        if words[0] == "conflicts":
-            head.update((k, int(v)) for k, v in kv.items() if k != "phase")
-        else:
-            pairs.append((int(kv["victim"], 16), kv["evictor"], int(kv["n"])))
-    return out
 
 
 def owner_name(owner):
@@ -149,24 +134,12 @@ def check(run, names):
     for n in names:
         b, problems = run.boots[n], []
         maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
-        conf = read_conflicts(run.work / (n + ".conflicts"))
+        conf = read_conflicts(conflicts_path(run.work, n, "conflicts"))
         if len(maps) != len(b):
             problems.append("%d page maps for %d phases" % (len(maps), len(b)))
         for i, p in enumerate(b):
-            head, pairs = conf.get(i, ({}, []))
-            c = p.counts[("L1D", "all")]
-            if not head:
-                problems.append("phase %d: no conflicts line" % i)
-                continue
-            if sum(x[2] for x in pairs) != head["direct"] or len(pairs) != head["pairs"]:
-                problems.append("phase %d: the pairs do not add up to direct=%d" %
-                                (i, head["direct"]))
-            if sum(x[2] for x in pairs if x[1] == "?") != head["unknown"]:
-                problems.append("phase %d: unknown evictors do not add up" % i)
-            # Per access, SA miss and FA hit; sa - fa nets out the reverse.
-            if not head["direct"] <= head["all"] or head["all"] < c["sa_miss"] - c["fa_miss"]:
-                problems.append("phase %d: all=%d direct=%d against sa-fa %d" % (
-                    i, head["all"], head["direct"], c["sa_miss"] - c["fa_miss"]))
+            problems += ["phase %d: %s" % (i, x) for x in
+                         conflict_problems("conflicts", p, conf.get(i, ({}, [])))]
             if i < len(maps):
                 problems += maps[i].problems()
         run.tap(not problems, "%s: a page map and conflict pairs for each of %d phases, adding "
@@ -181,7 +154,7 @@ def tally(run, cases, layouts, nsets, line):
         for lay in layouts:
             n = "%s.L%d" % (c, lay)
             maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
-            conf = read_conflicts(run.work / (n + ".conflicts"))
+            conf = read_conflicts(conflicts_path(run.work, n, "conflicts"))
             for i, p in enumerate(run.boots[n]):
                 out[(c, i)].add(p, conf[i], maps[i], nsets, line)
     return out
@@ -336,7 +309,7 @@ def main():
     work = ROOT / "build/bench" / ("attribution-quick" if quick else "attribution")
     run = Run("bench-attribution", "attribution-quick" if quick else "attribution", work,
               900 if quick else 3600, plugin_geometry(caches), after_each="page_map",
-              conflicts=True)
+              conflicts=("conflicts",))
     run.image("bench", "bench")
     boots = [("%s.L%d" % (c, lay), k, ("%s bench_layout=%d" % (a, lay)).strip())
              for c, k, a in cases for lay in layouts]

@@ -104,6 +104,52 @@ def parse_kv(text):
             for k, v in (item.split("=", 1) for item in text.split())}
 
 
+# The plugin's conflict tables (bench/cachesim/README.md, conflicts=): its
+# option, and the cache and region whose conflict pairs it keeps.
+CONFLICTS = {"conflicts": ("L1D", "direct"), "text_conflicts": ("L1I", "ktext")}
+
+
+def conflicts_path(work, name, kind):
+    """Where a boot's plugin writes a conflict table (kind: CONFLICTS' key)."""
+    return work / ("%s.%s" % (name, kind.replace("_", "-")))
+
+
+def read_conflicts(path):
+    """{phase: (head {all, REGION, unknown, pairs}, [(victim, evictor, n)])}
+    of a conflicts= or text_conflicts= file; victim an int, evictor as
+    written (an address, a region or ?)."""
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        words = line.split()
+        kv = dict(w.split("=", 1) for w in words[1:])
+        head, pairs = out.setdefault(int(kv["phase"]), ({}, []))
+        if words[0].endswith("conflicts"):
+            head.update((k, int(v)) for k, v in kv.items() if k != "phase")
+        else:
+            pairs.append((int(kv["victim"], 16), kv["evictor"], int(kv["n"])))
+    return out
+
+
+def conflict_problems(kind, phase, conflicts):
+    """What does not add up in one phase's conflict table against the
+    phase's own counts (a list, empty if all does)."""
+    cache, region = CONFLICTS[kind]
+    head, pairs = conflicts
+    if not head:
+        return ["no %s line" % kind.replace("_", "-")]
+    out = []
+    if sum(x[2] for x in pairs) != head[region] or len(pairs) != head["pairs"]:
+        out.append("the pairs do not add up to %s=%d" % (region, head[region]))
+    if sum(x[2] for x in pairs if x[1] == "?") != head["unknown"]:
+        out.append("unknown evictors do not add up")
+    # Per access, SA miss and FA hit; sa - fa nets out the reverse.
+    c = phase.counts[(cache, "all")]
+    if not head[region] <= head["all"] or head["all"] < c["sa_miss"] - c["fa_miss"]:
+        out.append("all=%d %s=%d against sa-fa %d" % (head["all"], region, head[region],
+                                                      c["sa_miss"] - c["fa_miss"]))
+    return out
+
+
 class Phase:
     """One workload run: its plugin counts and what the workload printed."""
 
@@ -206,9 +252,10 @@ class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
     def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
-                 conflicts=False):
+                 conflicts=()):
         """after_each: a guest command run after every workload (outside its
-        window); conflicts: the plugin writes each boot's NAME.conflicts."""
+        window); conflicts: the plugin's conflict tables (CONFLICTS' keys)
+        each boot writes (conflicts_path())."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.conflicts = conflicts
@@ -281,10 +328,17 @@ class Run:
         self.meta.update({"banner_" + key: banner.group().decode(), "build_" + key: img.how,
                           "fragments_" + key: " ".join(
                               f + ".config" for f in fragments or facts.image_spec(name)[1])})
+        # The report names addresses from it, a replay too.
+        self.work.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(img.path / "System.map", self.system_map(key))
         sym = {w[2]: w[0] for w in map(str.split, open(img.path / "System.map")) if len(w) == 3}
         self.layout[key] = "text=%s-%s,data=%s-%s" % (sym["_text"], sym["_etext"], sym["_etext"],
                                                       sym["_end"])
         return img
+
+    def system_map(self, key):
+        """Image KEY's System.map, as this run's work dir keeps it."""
+        return self.work / (key + ".System.map")
 
     def boot(self, stage, cases, engine=None):
         """Boot every case (NAME, IMAGE KEY, KERNEL ARGS), JOBS at a time, and
@@ -303,9 +357,9 @@ class Run:
                            deterministic=smp == 1, single_thread=smp > 1, plugin=",".join(
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,
-                                             "out=%s" % (self.work / (n + ".txt")),
-                                             self.conflicts and "conflicts=%s" % (
-                                                 self.work / (n + ".conflicts"))])))
+                                             "out=%s" % (self.work / (n + ".txt"))] + [
+                                             "%s=%s" % (c, conflicts_path(self.work, n, c))
+                                             for c in self.conflicts])))
                  for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
         kept = [b for b in boots if self.kept(b)]

@@ -10,28 +10,41 @@ once a layout under the cache simulator at -smp 1 (deterministic) on the
 falign-layouts workloads.  L1I misses per event: median and range over the
 layouts, beside the fully-associative and MIN figures of the same boots; a
 choice is worse than 16 B where its median lies above 16 B's range (bench.py's
-verdict).  TAP on stdout: every phase complete, and the layouts really differ:
-the functions linked before the first pad keep their addresses, and most of
-the rest change L1I set from one layout to the next.
+verdict).  Which functions collide: the plugin's text_conflicts= pairs (the
+line that missed, the line that evicted it), named by System.map.  TAP on
+stdout: every phase complete, the conflict pairs add up and name functions,
+and the layouts really differ: the functions linked before the first pad
+keep their addresses, and most of the rest change L1I set from one layout
+to the next.
 QUICK: the bench image without pads and in layout 1, the machinery only.
 Environment: QUICK=1, CHOICES="IMAGE ..." (some of the falign rows, in their
 order; the first is the reference), JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
 """
 
+import collections
+import importlib.util
 import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
-from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, facts, fmt,  # noqa: E402
-                       net, plot_png, plugin_geometry, verdict)
+from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
+                       conflicts_path, facts, fmt, net, plot_png, plugin_geometry,
+                       read_conflicts, verdict)
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the
 # workloads' network, and the seeded pads.
 EXTRA = ["bench-net"]
 MOVED = 0.5     # the share of functions after the first pad that must change L1I set
+# The cache simulator's profile tool holds the System.map lookup.
+_spec = importlib.util.spec_from_file_location(
+    "profile_diff", HERE.parent / "bench/cachesim/profile-diff.py")
+profile_diff = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(profile_diff)
+NAMED = 0.99    # the share of the text's conflict misses whose line a function holds
+TOP_PAIRS = 3   # the colliding function pairs the report names per workload
 
 
 def pads(layout):
@@ -52,6 +65,58 @@ def functions(image, nsets, line):
     return out
 
 
+class Collisions:
+    """Who evicts whom in the L1I: each boot's text_conflicts= table with
+    both lines named by their functions, per phase."""
+
+    def __init__(self, run, keys):
+        self.run, self.pairs, self.named, self.watched = run, {}, {}, {}
+        for k in keys:
+            with open(run.system_map(k)) as f:
+                syms = profile_diff.Symbols(f)
+            for i, (head, pairs) in read_conflicts(
+                    conflicts_path(run.work, k, "text_conflicts")).items():
+                c = self.pairs[k, i] = collections.Counter()
+                self.watched[k, i] = head.get("ktext", 0)
+                self.named[k, i] = 0
+                for victim, evictor, n in pairs:
+                    v = syms.lookup(victim)
+                    e = syms.lookup(int(evictor, 16)) if evictor.startswith("0x") else \
+                        "(%s)" % evictor
+                    c[v, e] += n
+                    self.named[k, i] += n if v != "[unknown]" else 0
+
+    def check(self, keys):
+        """TAP: each boot's table adds up to its phases' counts, and a
+        function holds nearly every victim line."""
+        for k in keys:
+            problems = []
+            for i, p in enumerate(self.run.boots[k]):
+                conf = read_conflicts(conflicts_path(self.run.work, k, "text_conflicts"))
+                problems += ["phase %d: %s" % (i, x) for x in
+                             conflict_problems("text_conflicts", p, conf.get(i, ({}, [])))]
+            named = sum(self.named.get((k, i), 0) for i in range(len(self.run.boots[k])))
+            watched = sum(self.watched.get((k, i), 0) for i in range(len(self.run.boots[k])))
+            self.run.tap(not problems and named >= NAMED * watched,
+                         "%s: L1I conflict pairs for each of %d phases add up to the plugin's "
+                         "counts, and %d of their %d kernel-text misses name a function "
+                         "(want %d%%)" % (k, len(self.run.boots[k]), named, watched,
+                                          100 * NAMED), problems[:10])
+
+    def rate(self, k, i):
+        """Boot k's kernel-text conflict misses per event in phase i (web:
+        ab's start-up included)."""
+        return self.run.boots[k][i].per(self.watched.get((k, i), 0))
+
+    def top(self, keys, i):
+        """The phase's pairs pooled over boots keys: [(victim, evictor, share)]."""
+        pooled = collections.Counter()
+        for k in keys:
+            pooled.update(self.pairs.get((k, i), {}))
+        total = sum(pooled.values()) or 1
+        return [(v, e, n / total) for (v, e), n in pooled.most_common(TOP_PAIRS)]
+
+
 def check_layouts(run, keys, nsets, line):
     """TAP: of each pair of consecutive images, some functions at the same
     address (those linked before the first pad) and most of the others in
@@ -69,9 +134,9 @@ def check_layouts(run, keys, nsets, line):
 
 
 class Report(Doc):
-    def __init__(self, run, choices, layouts):
+    def __init__(self, run, choices, layouts, collisions):
         super().__init__(run)
-        self.choices, self.layouts = choices, layouts
+        self.choices, self.layouts, self.collisions = choices, layouts, collisions
         self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
@@ -113,6 +178,27 @@ class Report(Doc):
         self.table(["workload"] + [label for _, label in self.choices] +
                    ["FA / MIN (%s)" % self.choices[0][1]], rows)
         self.plot(out)
+        self.md("""
+            ## Which functions collide
+
+            The plugin's `text_conflicts=` table: for each L1I conflict miss in the kernel
+            text (an access the set-associative L1I misses and the fully-associative one
+            hits), the line that missed and the line whose miss last evicted it, each named
+            by the function that holds the line's first byte (System.map).  The %d
+            commonest pairs per workload, victim <- evictor, with their share of the text's
+            conflict misses, all layouts pooled.  Conflict misses in the text per event:
+            median [range] over the layouts (web: ab's start-up included, as in no other
+            figure here).
+            """, TOP_PAIRS)
+        for c, label in self.choices:
+            keys = ["%s.L%d" % (c, lay) for lay in self.layouts]
+            self.md("### %s", label)
+            self.table(["workload", "text conflicts per event", "victim <- evictor (share)"], [
+                [self.labels[i], str(Spread([self.collisions.rate("%s.L%d" % (c, lay), i)
+                                             for lay in self.layouts])),
+                 "; ".join("%s <- %s (%.0f%%)" % (v, e, 100 * x)
+                           for v, e, x in self.collisions.top(keys, i))]
+                for i in self.rows])
         self.write_md(out / "falign-layouts.md")
 
     def plot(self, out):
@@ -150,7 +236,7 @@ def main():
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     work = ROOT / "build/bench" / ("falign-layouts-quick" if quick else "falign-layouts")
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
-              900 if quick else 3600, plugin_geometry(caches))
+              900 if quick else 3600, plugin_geometry(caches), conflicts=("text_conflicts",))
     if quick:   # the bench image (CI builds it anyway), without pads and in layout 1
         choices = [("bench", "bench image"), ("bench-pads", "bench image, padded")]
         run.image("bench.L1", "bench")
@@ -173,7 +259,10 @@ def main():
     boots = [(k, k, "bench_layout=1") for k in keys]
     run.boot("layouts", boots)
     ok = run.check_boots([b[0] for b in boots])
-    return run.finish(Report(run, choices, layouts) if ok else None,
+    collisions = Collisions(run, keys) if ok else None
+    if ok:
+        collisions.check(keys)
+    return run.finish(Report(run, choices, layouts, collisions) if ok else None,
                       run.work if quick else ROOT / "docs/results")
 
 

@@ -76,7 +76,8 @@
  *
  * conflicts=PATH names both sides of the primary L1D's conflict misses on
  * the direct map, per phase: the line that missed and the line whose miss
- * evicted it (struct conflict_table).
+ * evicted it (struct conflict_table); text_conflicts=PATH the same for the
+ * primary L1I's conflict misses in the kernel text.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -164,12 +165,14 @@ struct extra {
 };
 
 /*
- * conflicts=: a conflict miss is an access that the primary L1D's
- * set-associative LRU copy misses and its fully-associative copy hits.
- * Its evictor is the line whose miss last pushed it out of its set: each
- * vCPU keeps, for the lines its L1D evicted, the line that did it, in a
- * direct-mapped table (a slot taken by another victim before its line
- * comes back leaves that conflict's evictor unknown, and counted so).
+ * conflicts= (text_conflicts=): a conflict miss is an access that the
+ * primary L1D's (L1I's) set-associative LRU copy misses and its
+ * fully-associative copy hits.  Its evictor is the line whose miss last
+ * pushed it out of its set: each vCPU keeps, for the lines its L1 evicted,
+ * the line that did it, in a direct-mapped table (a slot taken by another
+ * victim before its line comes back leaves that conflict's evictor
+ * unknown, and counted so).  Pairs are kept for victims in the region the
+ * table watches: the direct map (L1D), the kernel text (L1I).
  */
 #define EVICT_BITS	16
 
@@ -187,7 +190,7 @@ struct conflict_table {
 	struct conflict_pair *slot;	/* open addressing, size a power of two */
 	size_t size, used;
 	uint64_t all;			/* conflict misses in every region */
-	uint64_t direct, unknown;	/* on the direct map; of those, evictor unknown */
+	uint64_t watched, unknown;	/* in the watched region; of those, evictor unknown */
 };
 
 /* One vCPU's caches. */
@@ -199,7 +202,8 @@ struct cpu {
 	uint64_t hl1d_last[MAX_HIER];	/* their L1Ds: the line of the latest access */
 	struct cs_cache *hl2[MAX_HIER];
 	struct cs_min_window min[NR_CACHES];	/* the primaries' MIN windows */
-	struct evict_slot *evict;	/* conflicts=: [1 << EVICT_BITS] */
+	struct evict_slot *evict[C_L2];	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=:
+					 * [1 << EVICT_BITS] each */
 };
 
 #define DEFAULT_MIN_WINDOW	(2u << 20)
@@ -248,7 +252,7 @@ struct phase {
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
 	struct prof_rec *prof;	/* profile=: the phase's touched TBs */
 	size_t nr_prof;
-	struct conflict_table conflicts;	/* conflicts= */
+	struct conflict_table conflicts[C_L2];	/* [C_L1D] conflicts=, [C_L1I] text_conflicts= */
 };
 
 /*
@@ -313,9 +317,9 @@ static struct {
 
 	struct arena_chunk *arena;
 
-	/* conflicts=: where to write. */
-	const char *conflicts_path;
-	FILE *conflicts_out;
+	/* conflicts= ([C_L1D]), text_conflicts= ([C_L1I]): where to write. */
+	const char *conflicts_path[C_L2];
+	FILE *conflicts_out[C_L2];
 
 	/* profile=: TBs counted in the current phase, and where to write. */
 	const char *prof_path;
@@ -605,7 +609,8 @@ static void marker_store(uint64_t vaddr)
 	case KCOLOUR_MARKER_START:
 		/* A start inside a phase restarts it: the first one is lost. */
 		free(sim.cur.prof);
-		free(sim.cur.conflicts.slot);
+		for (c = 0; c < C_L2; c++)
+			free(sim.cur.conflicts[c].slot);
 		memset(&sim.cur, 0, sizeof(sim.cur));
 		prof_discard();
 		for (u = 0; u < sim.nr_cpus; u++)
@@ -628,7 +633,8 @@ static void marker_store(uint64_t vaddr)
 		sim.phases = p;
 		sim.phases[sim.nr_phases++] = sim.cur;
 		sim.cur.prof = NULL;
-		sim.cur.conflicts.slot = NULL;
+		for (c = 0; c < C_L2; c++)
+			sim.cur.conflicts[c].slot = NULL;
 		sim.counting = 0;
 		break;
 	}
@@ -703,7 +709,7 @@ static struct conflict_pair *conflict_slot(struct conflict_table *t, uint64_t vi
 	}
 	for (i = pair_hash(victim, evictor) & (t->size - 1);; i = (i + 1) & (t->size - 1)) {
 		p = &t->slot[i];
-		if (!p->victim) {	/* a direct-map line is never 0 */
+		if (!p->victim) {	/* a direct-map or text line is never 0 */
 			p->victim = victim;
 			p->evictor = evictor;
 			t->used++;
@@ -714,38 +720,42 @@ static struct conflict_pair *conflict_slot(struct conflict_table *t, uint64_t vi
 	}
 }
 
-/* conflicts=: the slot of a vCPU's evictor table that holds line. */
-static struct evict_slot *evict_slot(struct cpu *cpu, uint64_t line)
+/* The region whose conflict pairs each table keeps. */
+static const enum region conflict_region[C_L2] = { [C_L1D] = R_DIRECT, [C_L1I] = R_KTEXT };
+
+/* The slot of a vCPU's evictor table (c: C_L1D or C_L1I) that holds line. */
+static struct evict_slot *evict_slot(struct cpu *cpu, unsigned int c, uint64_t line)
 {
-	return &cpu->evict[mix64(line) >> (64 - EVICT_BITS)];
+	return &cpu->evict[c][mix64(line) >> (64 - EVICT_BITS)];
 }
 
 /*
- * conflicts=: after the primary L1D's access to line (res its verdict),
- * count a direct-map conflict miss with its evictor, and note the line
- * this access evicted.
+ * conflicts=, text_conflicts=: after the primary L1 c's access to line (res
+ * its verdict), count a conflict miss in the watched region with its
+ * evictor, and note the line this access evicted.
  */
-static void note_conflict(struct cpu *cpu, struct phase *ph, unsigned int res,
-			  uint64_t line, enum region r)
+static void note_conflict(struct cpu *cpu, unsigned int c, struct phase *ph,
+			  unsigned int res, uint64_t line, enum region r)
 {
-	uint64_t victim = cs_evicted(cpu->cache[C_L1D]);
+	uint64_t victim = cs_evicted(cpu->cache[c]);
+	struct conflict_table *t;
 	struct evict_slot *e;
 
 	if (!(res & CS_SA_MISS))
 		return;
 	if (ph && !(res & CS_FA_MISS)) {
-		ph->conflicts.all++;
-		if (r == R_DIRECT) {
-			e = evict_slot(cpu, line);
-			ph->conflicts.direct++;
+		t = &ph->conflicts[c];
+		t->all++;
+		if (r == conflict_region[c]) {
+			e = evict_slot(cpu, c, line);
+			t->watched++;
 			if (e->victim != line)
-				ph->conflicts.unknown++;
-			conflict_slot(&ph->conflicts, line,
-				      e->victim == line ? e->evictor : CS_NO_LINE)->n++;
+				t->unknown++;
+			conflict_slot(t, line, e->victim == line ? e->evictor : CS_NO_LINE)->n++;
 		}
 	}
 	if (victim != CS_NO_LINE) {
-		e = evict_slot(cpu, victim);
+		e = evict_slot(cpu, c, victim);
 		e->victim = victim;
 		e->evictor = line;
 	}
@@ -786,8 +796,8 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		uint64_t lv = line << sim.l1d_shift;
 		unsigned int res = cs_access(cpu->cache[C_L1D], lv, counts(ph, C_L1D, r));
 
-		if (cpu->evict)
-			note_conflict(cpu, ph, res, line, r);
+		if (cpu->evict[C_L1D])
+			note_conflict(cpu, C_L1D, ph, res, line, r);
 		min_add(cpu, ph, C_L1D, line, r);
 		if (!(res & CS_SA_MISS))
 			continue;
@@ -840,6 +850,8 @@ static inline void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run,
 		int known = ((res & CS_SA_MISS) || sim.nr_hl1[C_L1I]) &&
 			    host_to_ram(run->host[i], &ram);
 
+		if (cpu->evict[C_L1I])
+			note_conflict(cpu, C_L1I, ph, res, lv >> sim.l1i_shift, r);
 		min_add(cpu, ph, C_L1I, lv >> sim.l1i_shift, r);
 		if (res & CS_SA_MISS) {
 			l2_access(cpu, ph, r, known, ram);
@@ -1069,32 +1081,48 @@ static void print_profile(size_t idx, struct phase *ph)
 }
 
 /*
- * conflicts=: a phase's head (conflict misses in all regions, on the direct
- * map, those with an unknown evictor, distinct pairs), then one line a
- * (victim, evictor) pair: the victim's physical address in the direct map
- * (nokaslr), the evictor's too, or its region, or ? if unknown.
+ * A line of a conflicts file as an address: in the direct map its physical
+ * address (nokaslr), in the kernel text its virtual one (nokaslr, as in
+ * System.map).
  */
-static void print_conflicts(size_t idx, const struct conflict_table *t)
+static uint64_t conflict_addr(unsigned int c, uint64_t line)
 {
+	uint64_t a = line << (c == C_L1D ? sim.l1d_shift : sim.l1i_shift);
+
+	return c == C_L1D ? a - DIRECT_START : a;
+}
+
+/*
+ * conflicts=, text_conflicts=: a phase's head (conflict misses in all
+ * regions, in the watched one, those with an unknown evictor, distinct
+ * pairs), then one line a (victim, evictor) pair: the victim's address
+ * (conflict_addr()), the evictor's too if it lies in the watched region,
+ * else its region, or ? if unknown.
+ */
+static void print_conflicts(unsigned int c, size_t idx, const struct conflict_table *t)
+{
+	static const char *const word[C_L2] = { [C_L1D] = "conflict", [C_L1I] = "text-conflict" };
+	unsigned int shift = c == C_L1D ? sim.l1d_shift : sim.l1i_shift;
+	FILE *out = sim.conflicts_out[c];
 	uint64_t ev;
 	size_t i;
 
-	fprintf(sim.conflicts_out, "conflicts phase=%zu all=%" PRIu64 " direct=%" PRIu64
-		" unknown=%" PRIu64 " pairs=%zu\n", idx, t->all, t->direct, t->unknown, t->used);
+	fprintf(out, "%ss phase=%zu all=%" PRIu64 " %s=%" PRIu64 " unknown=%" PRIu64
+		" pairs=%zu\n", word[c], idx, t->all, region_name[conflict_region[c]], t->watched,
+		t->unknown, t->used);
 	for (i = 0; i < t->size; i++) {
 		if (!t->slot[i].victim)
 			continue;
-		fprintf(sim.conflicts_out, "conflict phase=%zu victim=0x%" PRIx64 " evictor=", idx,
-			(uint64_t)((t->slot[i].victim << sim.l1d_shift) - DIRECT_START));
+		fprintf(out, "%s phase=%zu victim=0x%" PRIx64 " evictor=", word[c], idx,
+			conflict_addr(c, t->slot[i].victim));
 		ev = t->slot[i].evictor;
 		if (ev == CS_NO_LINE)
-			fputc('?', sim.conflicts_out);
-		else if (classify(ev << sim.l1d_shift) == R_DIRECT)
-			fprintf(sim.conflicts_out, "0x%" PRIx64,
-				(uint64_t)((ev << sim.l1d_shift) - DIRECT_START));
+			fputc('?', out);
+		else if (classify(ev << shift) == conflict_region[c])
+			fprintf(out, "0x%" PRIx64, conflict_addr(c, ev));
 		else
-			fputs(region_name[classify(ev << sim.l1d_shift)], sim.conflicts_out);
-		fprintf(sim.conflicts_out, " n=%" PRIu64 "\n", t->slot[i].n);
+			fputs(region_name[classify(ev << shift)], out);
+		fprintf(out, " n=%" PRIu64 "\n", t->slot[i].n);
 	}
 }
 
@@ -1152,13 +1180,15 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 		if (fclose(sim.prof_out))
 			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", sim.prof_path);
 	}
-	if (sim.conflicts_out) {
+	for (c = 0; c < C_L2; c++) {
+		if (!sim.conflicts_out[c])
+			continue;
 		for (i = 0; i < sim.nr_phases; i++)
-			print_conflicts(i, &sim.phases[i].conflicts);
+			print_conflicts(c, i, &sim.phases[i].conflicts[c]);
 		if (sim.counting)
-			print_conflicts(sim.nr_phases, &sim.cur.conflicts);
-		if (fclose(sim.conflicts_out))
-			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", sim.conflicts_path);
+			print_conflicts(c, sim.nr_phases, &sim.cur.conflicts[c]);
+		if (fclose(sim.conflicts_out[c]))
+			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", sim.conflicts_path[c]);
 	}
 	if (fclose(sim.out))
 		fprintf(stderr, "kcolour-cachesim: writing %s: %m\n",
@@ -1182,7 +1212,8 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 			cs_cache_free(sim.cpu[u].hl2[x]);
 	}
 	for (u = 0; u < sim.nr_cpus; u++)
-		free(sim.cpu[u].evict);
+		for (c = 0; c < C_L2; c++)
+			free(sim.cpu[u].evict[c]);
 	free(sim.cpu);
 	while ((ch = sim.arena)) {
 		sim.arena = ch->next;
@@ -1190,10 +1221,12 @@ static void at_exit(qemu_plugin_id_t id, void *udata)
 	}
 	for (i = 0; i < sim.nr_phases; i++) {
 		free(sim.phases[i].prof);
-		free(sim.phases[i].conflicts.slot);
+		for (c = 0; c < C_L2; c++)
+			free(sim.phases[i].conflicts[c].slot);
 	}
 	free(sim.cur.prof);
-	free(sim.cur.conflicts.slot);
+	for (c = 0; c < C_L2; c++)
+		free(sim.cur.conflicts[c].slot);
 	free(sim.phases);
 }
 
@@ -1385,7 +1418,11 @@ static int parse_arg(const char *arg)
 		return 0;
 	}
 	if (!strncmp(arg, "conflicts=", klen + 1) && *val) {
-		sim.conflicts_path = val;
+		sim.conflicts_path[C_L1D] = val;
+		return 0;
+	}
+	if (!strncmp(arg, "text_conflicts=", klen + 1) && *val) {
+		sim.conflicts_path[C_L1I] = val;
 		return 0;
 	}
 	return -1;
@@ -1502,7 +1539,7 @@ static const char usage[] =
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
 	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,"
 	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M,"
-	"conflicts=PATH\n";
+	"conflicts=PATH,text_conflicts=PATH\n";
 
 /* One vCPU's caches and MIN windows.  0, or -1 after a message. */
 static int setup_cpu(struct cpu *cpu)
@@ -1552,9 +1589,11 @@ static int setup_cpu(struct cpu *cpu)
 			return -1;
 		}
 	}
-	if (sim.conflicts_path) {
-		cpu->evict = calloc(1u << EVICT_BITS, sizeof(*cpu->evict));
-		if (!cpu->evict) {
+	for (c = 0; c < C_L2; c++) {
+		if (!sim.conflicts_path[c])
+			continue;
+		cpu->evict[c] = calloc(1u << EVICT_BITS, sizeof(*cpu->evict[c]));
+		if (!cpu->evict[c]) {
 			fprintf(stderr, "kcolour-cachesim: out of memory for conflicts=\n");
 			return -1;
 		}
@@ -1673,11 +1712,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			return -1;
 		}
 	}
-	if (sim.conflicts_path) {
-		sim.conflicts_out = fopen(sim.conflicts_path, "w");
-		if (!sim.conflicts_out) {
+	for (c = 0; c < C_L2; c++) {
+		if (!sim.conflicts_path[c])
+			continue;
+		sim.conflicts_out[c] = fopen(sim.conflicts_path[c], "w");
+		if (!sim.conflicts_out[c]) {
 			fprintf(stderr, "kcolour-cachesim: cannot open %s: %m\n",
-				sim.conflicts_path);
+				sim.conflicts_path[c]);
 			return -1;
 		}
 	}
