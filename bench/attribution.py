@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from benchdata import (KARGS, REGIONS, ROOT, Boot, Doc, Run, bench_caches, conflict_problems,
-                       conflicts_path, facts, fmt, plot_png, plugin_geometry, read_conflicts)
+                       facts, fmt, plot_png, plugin_geometry, read_conflicts, table_path)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]
@@ -134,7 +134,7 @@ def check(run, names):
     for n in names:
         b, problems = run.boots[n], []
         maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
-        conf = read_conflicts(conflicts_path(run.work, n, "conflicts"))
+        conf = read_conflicts(table_path(run.work, n, "conflicts"))
         if len(maps) != len(b):
             problems.append("%d page maps for %d phases" % (len(maps), len(b)))
         for i, p in enumerate(b):
@@ -154,7 +154,7 @@ def tally(run, cases, layouts, nsets, line):
         for lay in layouts:
             n = "%s.L%d" % (c, lay)
             maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
-            conf = read_conflicts(conflicts_path(run.work, n, "conflicts"))
+            conf = read_conflicts(table_path(run.work, n, "conflicts"))
             for i, p in enumerate(run.boots[n]):
                 out[(c, i)].add(p, conf[i], maps[i], nsets, line)
     return out
@@ -309,7 +309,7 @@ def main():
     work = ROOT / "build/bench" / ("attribution-quick" if quick else "attribution")
     run = Run("bench-attribution", "attribution-quick" if quick else "attribution", work,
               900 if quick else 3600, plugin_geometry(caches), after_each="page_map",
-              conflicts=("conflicts",))
+              tables=("conflicts",))
     run.image("bench", "bench")
     boots = [("%s.L%d" % (c, lay), k, ("%s bench_layout=%d" % (a, lay)).strip())
              for c, k, a in cases for lay in layouts]

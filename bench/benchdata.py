@@ -109,9 +109,10 @@ def parse_kv(text):
 CONFLICTS = {"conflicts": ("L1D", "direct"), "text_conflicts": ("L1I", "ktext")}
 
 
-def conflicts_path(work, name, kind):
-    """Where a boot's plugin writes a conflict table (kind: CONFLICTS' key)."""
-    return work / ("%s.%s" % (name, kind.replace("_", "-")))
+def table_path(work, name, option):
+    """Where a boot's plugin writes the file of one of its PATH options
+    (conflicts, text_conflicts, profile)."""
+    return work / ("%s.%s" % (name, option.replace("_", "-")))
 
 
 def read_conflicts(path):
@@ -252,13 +253,13 @@ class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
     def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
-                 conflicts=()):
+                 tables=()):
         """after_each: a guest command run after every workload (outside its
-        window); conflicts: the plugin's conflict tables (CONFLICTS' keys)
-        each boot writes (conflicts_path())."""
+        window); tables: the plugin's PATH options each boot writes a file of
+        (table_path(): conflicts, text_conflicts, profile)."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
-        self.conflicts = conflicts
+        self.tables = tables
         self.replay = bool(os.environ.get("REPORT_ONLY"))  # the work dir's boots, no new ones
         self.resume = bool(os.environ.get("RESUME")) and not self.replay
         self.work = Path(os.environ.get("WORK") or work)
@@ -358,8 +359,8 @@ class Run:
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,
                                              "out=%s" % (self.work / (n + ".txt"))] + [
-                                             "%s=%s" % (c, conflicts_path(self.work, n, c))
-                                             for c in self.conflicts])))
+                                             "%s=%s" % (t, table_path(self.work, n, t))
+                                             for t in self.tables])))
                  for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
         kept = [b for b in boots if self.kept(b)]

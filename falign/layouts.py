@@ -30,8 +30,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
-                       conflicts_path, facts, fmt, net, plot_png, plugin_geometry,
-                       read_conflicts, verdict)
+                       facts, fmt, net, plot_png, plugin_geometry, read_conflicts, table_path,
+                       verdict)
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the
@@ -75,7 +75,7 @@ class Collisions:
             with open(run.system_map(k)) as f:
                 syms = profile_diff.Symbols(f)
             for i, (head, pairs) in read_conflicts(
-                    conflicts_path(run.work, k, "text_conflicts")).items():
+                    table_path(run.work, k, "text_conflicts")).items():
                 c = self.pairs[k, i] = collections.Counter()
                 self.watched[k, i] = head.get("ktext", 0)
                 self.named[k, i] = 0
@@ -92,7 +92,7 @@ class Collisions:
         for k in keys:
             problems = []
             for i, p in enumerate(self.run.boots[k]):
-                conf = read_conflicts(conflicts_path(self.run.work, k, "text_conflicts"))
+                conf = read_conflicts(table_path(self.run.work, k, "text_conflicts"))
                 problems += ["phase %d: %s" % (i, x) for x in
                              conflict_problems("text_conflicts", p, conf.get(i, ({}, [])))]
             named = sum(self.named.get((k, i), 0) for i in range(len(self.run.boots[k])))
@@ -236,7 +236,7 @@ def main():
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     work = ROOT / "build/bench" / ("falign-layouts-quick" if quick else "falign-layouts")
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
-              900 if quick else 3600, plugin_geometry(caches), conflicts=("text_conflicts",))
+              900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",))
     if quick:   # the bench image (CI builds it anyway), without pads and in layout 1
         choices = [("bench", "bench image"), ("bench-pads", "bench image, padded")]
         run.image("bench.L1", "bench")

@@ -42,6 +42,7 @@ def suites(full):
         ("harness-unit", [PY, "harness/tests/test-harness.py"]),
         ("falign-report", single("falign-report builds with -Werror", "make -s -C falign")),
         ("falign-unit", ["bash", "falign/test-falign.sh", "falign/falign-report"]),
+        ("hot-text-unit", [PY, "falign/tests/test-hot-text.py"]),
         ("cachesim-unit", ["make", "-s", "-C", "bench/cachesim", "check",
                            "OUT=%s/build/cachesim" % facts.ROOT]),
         # The kernel series: applies, checkpatch, the shared decoder; the

@@ -86,3 +86,11 @@ falign-report: deps
 .PHONY: falign-layouts
 falign-layouts: deps
 	@QUICK=$(QUICK) python3 falign/layouts.py
+
+# make hot-text-profile: the kernel functions the ring and the fork loop run,
+# hottest first, from the cache simulator's instruction profile of the bench
+# image -> falign/hot-text.profile (falign/hot_text.py, which also reads
+# perf script output from real hardware).
+.PHONY: hot-text-profile
+hot-text-profile: deps
+	@python3 falign/hot_text.py

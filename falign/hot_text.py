@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Hot-text profiles: the kernel functions a workload runs, hottest first, in
+one file format that a person can read and edit, whatever measured them.
+
+    make hot-text-profile
+        the bench image under the cache simulator (profile=) on the training
+        workloads, the ring and the fork loop (facts.tsv hot-text-train):
+        instructions per function -> falign/hot-text.profile
+    python3 falign/hot_text.py perf SYSTEM_MAP PERF_SCRIPT [SOURCE]
+        the same from real hardware: the output of `perf script -F ip` of a
+        `perf record -e cycles:k` (an instruction pointer a line), with the
+        System.map of the kernel that ran, to stdout
+    python3 falign/hot_text.py check PROFILE
+        read it as the build would, and say what is wrong with it
+
+The format (falign/hot-text.profile is one):
+
+    # comment lines start with '#'; the first says what measured the counts
+    COUNT<TAB>FUNCTION
+
+a line a function, hottest first; COUNT is instructions (the simulator) or
+samples (perf), of which only the order matters.  Reorder, delete or add
+lines freely: a function the kernel lacks is the build's to skip.
+Environment (make hot-text-profile): WORK=DIR, REPORT_ONLY=1.
+"""
+
+import collections
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
+_spec = importlib.util.spec_from_file_location(
+    "profile_diff", HERE.parent / "bench/cachesim/profile-diff.py")
+profile_diff = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(profile_diff)
+
+DEFAULT = HERE / "hot-text.profile"
+WSET = "hot-text-train"
+# A C identifier, or GCC's clones of one (foo.constprop.0, foo.isra.0, ...).
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
+# What no kernel function is: user space, and below every text symbol.
+NOT_KERNEL = ("[user]", "[unknown]")
+
+
+class Error(Exception):
+    pass
+
+
+def write(out, counts, source):
+    """counts {function: n}, hottest first (ties by name), under a header."""
+    out.write("# kcolour hot-text profile: kernel functions, hottest first; COUNT<TAB>FUNCTION\n"
+              "# source: %s\n" % source)
+    for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if n > 0 and name not in NOT_KERNEL:
+            out.write("%d\t%s\n" % (n, name))
+
+
+def read(path):
+    """[(count, function)] of a profile, in its order; Error naming the line
+    of the first thing wrong."""
+    out, seen = [], {}
+    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        words = line.split("\t")
+        if len(words) != 2 or not words[0].isdigit() or not NAME.match(words[1]):
+            raise Error("%s:%d: not COUNT<TAB>FUNCTION: %r" % (path, i, line[:80]))
+        if words[1] in seen:
+            raise Error("%s:%d: %s again (line %d)" % (path, i, words[1], seen[words[1]]))
+        seen[words[1]] = i
+        out.append((int(words[0]), words[1]))
+    if not out:
+        raise Error("%s: no function in it" % path)
+    return out
+
+
+def from_sim(system_map, profiles):
+    """{function: instructions} of the simulator's profile= files."""
+    with open(system_map) as f:
+        symbols = profile_diff.Symbols(f)
+    counts = collections.Counter()
+    for p in profiles:
+        counts.update(profile_diff.by_function(symbols, profile_diff.read_profile(p)))
+    return counts
+
+
+def from_perf(system_map, perf_script):
+    """{function: samples} of `perf script -F ip` output (a hex address a
+    line); Error on a line that is not one."""
+    with open(system_map) as f:
+        symbols = profile_diff.Symbols(f)
+    counts = collections.Counter()
+    for i, line in enumerate(Path(perf_script).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            counts[symbols.lookup(int(line.split()[0], 16))] += 1
+        except ValueError:
+            raise Error("%s:%d: not an instruction pointer (perf script -F ip): %r"
+                        % (perf_script, i, line[:80]))
+    return counts
+
+
+def train():
+    """make hot-text-profile: one boot of the bench image at -smp 1."""
+    from benchdata import Run, bench_caches, plugin_geometry, table_path
+    run = Run("hot-text-profile", WSET, Path(os.environ.get("WORK") or
+                                             HERE.parent / "build/bench/hot-text-profile"),
+              1800, plugin_geometry(bench_caches()), tables=("profile",))
+    run.image("bench", "bench")
+    run.boot("train", [("train", "bench", "bench_layout=1")])
+    if not run.check_boots(["train"]):
+        return run.finish(None, run.work)
+    counts = from_sim(run.system_map("bench"), [table_path(run.work, "train", "profile")])
+    source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s), the " \
+        "bench image (%s)" % ("; ".join(run.want), WSET, run.meta.get("fragments_bench", ""))
+    with open(DEFAULT, "w") as out:
+        write(out, counts, source)
+    rows = read(DEFAULT)
+    run.tap(len(rows) > 100, "%s: %d functions, the hottest %s (%d instructions)" % (
+        DEFAULT.name, len(rows), rows[0][1], rows[0][0]))
+    return run.finish(None, run.work)
+
+
+def main(argv):
+    try:
+        if argv[:1] == ["perf"] and len(argv) in (3, 4):
+            write(sys.stdout, from_perf(argv[1], argv[2]),
+                  argv[3] if len(argv) == 4 else "perf samples, %s" % argv[2])
+        elif argv[:1] == ["check"] and len(argv) == 2:
+            rows = read(argv[1])
+            print("%s: %d functions, hottest %s" % (argv[1], len(rows), rows[0][1]))
+        elif not argv:
+            return train()
+        else:
+            print(__doc__.strip(), file=sys.stderr)
+            return 2
+    except (Error, OSError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
