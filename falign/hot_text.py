@@ -50,6 +50,13 @@ class Error(Exception):
     pass
 
 
+def symbols(system_map):
+    """A System.map's text symbols, for address -> function lookups
+    (profile-diff.py's, which also names user space and the unknown)."""
+    with open(system_map) as f:
+        return profile_diff.Symbols(f)
+
+
 def write(out, counts, source):
     """counts {function: n}, hottest first (ties by name), under a header."""
     out.write("# kcolour hot-text profile: kernel functions, hottest first; COUNT<TAB>FUNCTION\n"
@@ -80,25 +87,23 @@ def read(path):
 
 def from_sim(system_map, profiles):
     """{function: instructions} of the simulator's profile= files."""
-    with open(system_map) as f:
-        symbols = profile_diff.Symbols(f)
+    syms = symbols(system_map)
     counts = collections.Counter()
     for p in profiles:
-        counts.update(profile_diff.by_function(symbols, profile_diff.read_profile(p)))
+        counts.update(profile_diff.by_function(syms, profile_diff.read_profile(p)))
     return counts
 
 
 def from_perf(system_map, perf_script):
     """{function: samples} of `perf script -F ip` output (a hex address a
     line); Error on a line that is not one."""
-    with open(system_map) as f:
-        symbols = profile_diff.Symbols(f)
+    syms = symbols(system_map)
     counts = collections.Counter()
     for i, line in enumerate(Path(perf_script).read_text().splitlines(), 1):
         if not line.strip():
             continue
         try:
-            counts[symbols.lookup(int(line.split()[0], 16))] += 1
+            counts[syms.lookup(int(line.split()[0], 16))] += 1
         except ValueError:
             raise Error("%s:%d: not an instruction pointer (perf script -F ip): %r"
                         % (perf_script, i, line[:80]))

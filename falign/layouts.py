@@ -22,7 +22,6 @@ order; the first is the reference), JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
 """
 
 import collections
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -32,17 +31,13 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
                        facts, fmt, net, plot_png, plugin_geometry, read_conflicts, table_path,
                        verdict)
+from hot_text import symbols  # noqa: E402
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the
 # workloads' network, and the seeded pads.
 EXTRA = ["bench-net"]
 MOVED = 0.5     # the share of functions after the first pad that must change L1I set
-# The cache simulator's profile tool holds the System.map lookup.
-_spec = importlib.util.spec_from_file_location(
-    "profile_diff", HERE.parent / "bench/cachesim/profile-diff.py")
-profile_diff = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(profile_diff)
 NAMED = 0.99    # the share of the text's conflict misses whose line a function holds
 TOP_PAIRS = 3   # the colliding function pairs the report names per workload
 
@@ -71,11 +66,11 @@ class Collisions:
 
     def __init__(self, run, keys):
         self.run, self.pairs, self.named, self.watched = run, {}, {}, {}
+        self.tables = {k: read_conflicts(table_path(run.work, k, "text_conflicts"))
+                       for k in keys}
         for k in keys:
-            with open(run.system_map(k)) as f:
-                syms = profile_diff.Symbols(f)
-            for i, (head, pairs) in read_conflicts(
-                    table_path(run.work, k, "text_conflicts")).items():
+            syms = symbols(run.system_map(k))
+            for i, (head, pairs) in self.tables[k].items():
                 c = self.pairs[k, i] = collections.Counter()
                 self.watched[k, i] = head.get("ktext", 0)
                 self.named[k, i] = 0
@@ -92,9 +87,8 @@ class Collisions:
         for k in keys:
             problems = []
             for i, p in enumerate(self.run.boots[k]):
-                conf = read_conflicts(table_path(self.run.work, k, "text_conflicts"))
-                problems += ["phase %d: %s" % (i, x) for x in
-                             conflict_problems("text_conflicts", p, conf.get(i, ({}, [])))]
+                problems += ["phase %d: %s" % (i, x) for x in conflict_problems(
+                    "text_conflicts", p, self.tables[k].get(i, ({}, [])))]
             named = sum(self.named.get((k, i), 0) for i in range(len(self.run.boots[k])))
             watched = sum(self.watched.get((k, i), 0) for i in range(len(self.run.boots[k])))
             self.run.tap(not problems and named >= NAMED * watched,

@@ -1080,6 +1080,12 @@ static void print_profile(size_t idx, struct phase *ph)
 	}
 }
 
+/* The line shift of the primary L1 c (C_L1D or C_L1I). */
+static unsigned int l1_shift(unsigned int c)
+{
+	return c == C_L1D ? sim.l1d_shift : sim.l1i_shift;
+}
+
 /*
  * A line of a conflicts file as an address: in the direct map its physical
  * address (nokaslr), in the kernel text its virtual one (nokaslr, as in
@@ -1087,7 +1093,7 @@ static void print_profile(size_t idx, struct phase *ph)
  */
 static uint64_t conflict_addr(unsigned int c, uint64_t line)
 {
-	uint64_t a = line << (c == C_L1D ? sim.l1d_shift : sim.l1i_shift);
+	uint64_t a = line << l1_shift(c);
 
 	return c == C_L1D ? a - DIRECT_START : a;
 }
@@ -1102,7 +1108,7 @@ static uint64_t conflict_addr(unsigned int c, uint64_t line)
 static void print_conflicts(unsigned int c, size_t idx, const struct conflict_table *t)
 {
 	static const char *const word[C_L2] = { [C_L1D] = "conflict", [C_L1I] = "text-conflict" };
-	unsigned int shift = c == C_L1D ? sim.l1d_shift : sim.l1i_shift;
+	unsigned int shift = l1_shift(c);
 	FILE *out = sim.conflicts_out[c];
 	uint64_t ev;
 	size_t i;
