@@ -5,7 +5,8 @@ one file format that a person can read and edit, whatever measured them.
     make hot-text-profile
         the bench image under the cache simulator (profile=) on the training
         workloads, the ring and the fork loop (facts.tsv hot-text-train):
-        instructions per function -> falign/hot-text.profile
+        instructions per function -> build/linux/arch/x86/hot-text.profile,
+        the kernel's default HOT_TEXT_PROFILE (commit it there, make export)
     python3 falign/hot_text.py perf SYSTEM_MAP PERF_SCRIPT [SOURCE]
         the same from real hardware: the output of `perf script -F ip` of a
         `perf record -e cycles:k` (an instruction pointer a line), with the
@@ -13,14 +14,17 @@ one file format that a person can read and edit, whatever measured them.
     python3 falign/hot_text.py check PROFILE
         read it as the build would, and say what is wrong with it
 
-The format (falign/hot-text.profile is one):
+The format, the kernel's (HOT_TEXT_PROFILE, scripts/generate_hot_text_lds.sh;
+the falign series ships arch/x86/hot-text.profile):
 
     # comment lines start with '#'; the first says what measured the counts
-    COUNT<TAB>FUNCTION
+    COUNT<TAB>FUNCTION[<TAB>OBJECT]
 
 a line a function, hottest first; COUNT is instructions (the simulator) or
-samples (perf), of which only the order matters.  Reorder, delete or add
-lines freely: a function the kernel lacks is the build's to skip.
+samples (perf), of which only the order matters.  OBJECT (kernel/fork.o)
+picks one of several static functions of one name; without it the build
+places them all.  Reorder, delete or add lines freely: a function the
+kernel lacks, or that has no section of its own, is the build's to skip.
 Environment (make hot-text-profile): WORK=DIR, REPORT_ONLY=1.
 """
 
@@ -38,10 +42,11 @@ _spec = importlib.util.spec_from_file_location(
 profile_diff = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(profile_diff)
 
-DEFAULT = HERE / "hot-text.profile"
+DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
 WSET = "hot-text-train"
 # A C identifier, or GCC's clones of one (foo.constprop.0, foo.isra.0, ...).
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
+OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
 # What no kernel function is: user space, and below every text symbol.
 NOT_KERNEL = ("[user]", "[unknown]")
 
@@ -59,7 +64,8 @@ def symbols(system_map):
 
 def write(out, counts, source):
     """counts {function: n}, hottest first (ties by name), under a header."""
-    out.write("# kcolour hot-text profile: kernel functions, hottest first; COUNT<TAB>FUNCTION\n"
+    out.write("# kcolour hot-text profile: kernel functions, hottest first; "
+              "COUNT<TAB>FUNCTION[<TAB>OBJECT]\n"
               "# source: %s\n" % source)
     for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         if n > 0 and name not in NOT_KERNEL:
@@ -67,19 +73,21 @@ def write(out, counts, source):
 
 
 def read(path):
-    """[(count, function)] of a profile, in its order; Error naming the line
-    of the first thing wrong."""
+    """[(count, function, object or None)] of a profile, in its order; Error
+    naming the line of the first thing wrong."""
     out, seen = [], {}
     for i, line in enumerate(Path(path).read_text().splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         words = line.split("\t")
-        if len(words) != 2 or not words[0].isdigit() or not NAME.match(words[1]):
-            raise Error("%s:%d: not COUNT<TAB>FUNCTION: %r" % (path, i, line[:80]))
-        if words[1] in seen:
-            raise Error("%s:%d: %s again (line %d)" % (path, i, words[1], seen[words[1]]))
-        seen[words[1]] = i
-        out.append((int(words[0]), words[1]))
+        if len(words) not in (2, 3) or not words[0].isdigit() or not NAME.match(words[1]) \
+                or (len(words) == 3 and not OBJECT.match(words[2])):
+            raise Error("%s:%d: not COUNT<TAB>FUNCTION[<TAB>OBJECT]: %r" % (path, i, line[:80]))
+        key = tuple(words[1:])
+        if key in seen:
+            raise Error("%s:%d: %s again (line %d)" % (path, i, " ".join(key), seen[key]))
+        seen[key] = i
+        out.append((int(words[0]), words[1], words[2] if len(words) == 3 else None))
     if not out:
         raise Error("%s: no function in it" % path)
     return out
@@ -123,6 +131,8 @@ def train():
     counts = from_sim(run.system_map("bench"), [table_path(run.work, "train", "profile")])
     source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s), the " \
         "bench image (%s)" % ("; ".join(run.want), WSET, run.meta.get("fragments_bench", ""))
+    if not DEFAULT.parent.is_dir():
+        raise Error("no kernel tree for %s (make tree first)" % DEFAULT)
     with open(DEFAULT, "w") as out:
         write(out, counts, source)
     rows = read(DEFAULT)

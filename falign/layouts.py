@@ -16,7 +16,8 @@ stdout: every phase complete, the conflict pairs add up and name functions,
 and the layouts really differ: the functions linked before the first pad
 keep their addresses, and most of the rest change L1I set from one layout
 to the next.
-QUICK: the bench image without pads and in layout 1, the machinery only.
+QUICK: the bench image without pads, in layout 1, and with HOT_TEXT_ORDER
+(the series' default profile), the machinery only.
 Environment: QUICK=1, CHOICES="IMAGE ..." (some of the falign rows, in their
 order; the first is the reference), JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
 """
@@ -31,12 +32,15 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
                        facts, fmt, net, plot_png, plugin_geometry, read_conflicts, table_path,
                        verdict)
+import hot_text  # noqa: E402
 from hot_text import symbols  # noqa: E402
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the
 # workloads' network, and the seeded pads.
 EXTRA = ["bench-net"]
+ORDERED = "falign-ordered"  # the fragment that turns HOT_TEXT_ORDER on
+OVER_WEAK = 0.01
 MOVED = 0.5     # the share of functions after the first pad that must change L1I set
 NAMED = 0.99    # the share of the text's conflict misses whose line a function holds
 TOP_PAIRS = 3   # the colliding function pairs the report names per workload
@@ -58,6 +62,58 @@ def functions(image, nsets, line):
             a = int(w[0], 16)
             out[w[2]] = (a, (a // line) % nsets)
     return out
+
+
+def text_sizes(system_map, hot, line):
+    """(text bytes, lines the hot functions touch, hot region bytes or 0) of
+    a System.map: _stext to the last symbol before the entry text (which,
+    like _etext, sits on a 2 MiB boundary); each function of the profile
+    ends where the next symbol starts; the region between __hot_text_start
+    and __hot_text_end (HOT_TEXT_ORDER)."""
+    syms = sorted((int(w[0], 16), w[2]) for w in map(str.split, open(system_map))
+                  if len(w) == 3 and w[1] in "tTA")
+    at = {name: a for a, name in syms}
+    lines = 0
+    for (a, name), (b, _) in zip(syms, syms[1:]):
+        if name in hot and b > a:
+            lines += (b - 1) // line - a // line + 1
+    region = at.get("__hot_text_end", 0) - at.get("__hot_text_start", 0)
+    last = max(a for a, _ in syms if a < at["__entry_text_start"])
+    return last - at["_stext"], lines, region
+
+
+def check_order(run, key, profile, line):
+    """TAP: an ordered image (HOT_TEXT_ORDER) has the profile's functions
+    first in its text, in the profile's order, each on the fewest lines its
+    size allows (its size: up to the next symbol, which only the padding
+    after it adds to, within its last line; a weak function's unused
+    default copy, linked after the strong one, has no symbol and so adds to
+    it too: OVER_WEAK of the functions may seem to touch a line more)."""
+    syms = sorted((int(w[0], 16), w[2]) for w in map(str.split, open(run.system_map(key)))
+                  if len(w) == 3 and w[1] in "tT")
+    at = {name: a for a, name in syms}
+    start, end = at.get("__hot_text_start"), at.get("__hot_text_end")
+    if start is None or end is None:
+        run.tap(False, "%s: no __hot_text_start/__hot_text_end in System.map" % key)
+        return
+    region = [(a, name, b - a) for (a, name), (b, _) in zip(syms, syms[1:])
+              if start <= a < end and not name.startswith("__hot_text")]
+    names = list(dict.fromkeys(name for _, name, _ in region))
+    order = [name for _, name, _ in hot_text.read(profile) if name in set(names)]
+    over = [name for a, name, size in region
+            if (a + size - 1) // line - a // line + 1 > -(-size // line)]
+    text = {name for _, name in syms if at["_stext"] <= at[name] < at["__entry_text_start"]}
+    outside = [name for _, name, _ in hot_text.read(profile) if name in text and name not in names]
+    run.tap(start - at["_stext"] < 4096 and names and names == order and
+            len(over) <= OVER_WEAK * len(names),
+            "%s: the hot region holds %d functions (%d bytes) at the start of the text, in the "
+            "profile's order, each on the fewest lines its size allows; %d of the profile's "
+            "functions in .text have no section of their own (assembly) and stay where they are"
+            % (key, len(names), end - start, len(outside)),
+            (["touch a line more (%d; weak twins?): %s" % (len(over), over[:5])]
+             if over else []) +
+            (["order differs: %s" % [x for x, y in zip(names, order) if x != y][:5]]
+             if names != order else []))
 
 
 class Collisions:
@@ -128,9 +184,11 @@ def check_layouts(run, keys, nsets, line):
 
 
 class Report(Doc):
-    def __init__(self, run, choices, layouts, collisions):
+    def __init__(self, run, choices, layouts, collisions, line):
         super().__init__(run)
+        self.line = line
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
+        self.profile = hot_text.DEFAULT
         self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
@@ -172,6 +230,7 @@ class Report(Doc):
         self.table(["workload"] + [label for _, label in self.choices] +
                    ["FA / MIN (%s)" % self.choices[0][1]], rows)
         self.plot(out)
+        self.costs()
         self.md("""
             ## Which functions collide
 
@@ -194,6 +253,45 @@ class Report(Doc):
                            for v, e, x in self.collisions.top(keys, i))]
                 for i in self.rows])
         self.write_md(out / "falign-layouts.md")
+
+    def costs(self):
+        """Each choice's bounds, instructions and text, beside 16 B's."""
+        base = self.choices[0][0]
+        self.md("""
+            ## Bounds, instructions and text
+
+            L1I misses per event against the fully-associative LRU figure (FA) and the
+            Belady bound (MIN) of the same boots, medians over the layouts; instructions
+            per event, median, in %% of %s's.
+            """, self.choices[0][1])
+        self.table(["workload"] + [label for _, label in self.choices], [
+            [self.labels[i]] + ["%s / %s / %s; %+.2f%% insns" % (
+                fmt(self.spread(c, i, l1i).median),
+                fmt(self.spread(c, i, lambda p: l1i(p, "fa_miss")).median),
+                fmt(self.spread(c, i, lambda p: l1i(p, "min_bound")).median),
+                100 * (self.spread(c, i, lambda p: p.insns).median /
+                       self.spread(base, i, lambda p: p.insns).median - 1))
+                for c, _ in self.choices]
+            for i in self.rows])
+        hot = {name for _, name, _ in hot_text.read(self.profile)}
+        size = {c: [text_sizes(self.run.system_map("%s.L%d" % (c, lay)), hot, self.line)
+                    for lay in self.layouts] for c, _ in self.choices}
+        ref = Spread([x[0] for x in size[base]]).median
+        self.md("""
+            Text: `_stext` to the last symbol before the entry text (System.map; `_etext`
+            sits on a 2 MiB boundary), median over the layouts.  Hot lines:
+            the L1I lines that the %d functions of the hot-text profile
+            (`arch/x86/hot-text.profile`, trained on the ring and the fork loop) touch,
+            wherever they are.  Hot region: `__hot_text_start` to `__hot_text_end`, where
+            HOT_TEXT_ORDER places them.
+            """, len(hot))
+        self.table(["choice", "text bytes", "vs %s" % self.choices[0][1], "hot lines",
+                    "hot region bytes"], [
+            [label, "%d" % Spread([x[0] for x in size[c]]).median,
+             "%+.2f%%" % (100 * (Spread([x[0] for x in size[c]]).median / ref - 1)),
+             str(Spread([x[1] for x in size[c]])),
+             str(Spread([x[2] for x in size[c]])) if any(x[2] for x in size[c]) else "-"]
+            for c, label in self.choices])
 
     def plot(self, out):
         """L1I misses per workload, each choice as a share of 16 B's median."""
@@ -231,11 +329,15 @@ def main():
     work = ROOT / "build/bench" / ("falign-layouts-quick" if quick else "falign-layouts")
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
               900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",))
+    ordered = []    # the keys of images built with HOT_TEXT_ORDER
     if quick:   # the bench image (CI builds it anyway), without pads and in layout 1
-        choices = [("bench", "bench image"), ("bench-pads", "bench image, padded")]
+        choices = [("bench", "bench image"), ("bench-pads", "bench image, padded"),
+                   ("bench-ordered", "bench image, hot text first")]
         run.image("bench.L1", "bench")
         run.image("bench-pads.L1", "bench-pads", facts.image_spec("bench")[1] + [pads(1)])
-        keys = ["bench.L1", "bench-pads.L1"]
+        run.image("bench-ordered.L1", "bench-ordered",
+                  facts.image_spec("bench")[1] + [ORDERED])
+        keys, ordered = ["bench.L1", "bench-pads.L1", "bench-ordered.L1"], ["bench-ordered.L1"]
     else:
         choices = [(c, label) for c, (label,) in facts.table("falign").items()
                    if c in (os.environ.get("CHOICES") or c).split()]
@@ -246,17 +348,21 @@ def main():
                 run.image("%s.L%d" % (c, lay), c + "-layouts",
                           facts.image_spec(c)[1] + EXTRA + [pads(lay)])
                 keys.append("%s.L%d" % (c, lay))
+                if ORDERED in facts.image_spec(c)[1]:
+                    ordered.append(keys[-1])
     if not run.replay:     # quick: one pair; else each choice's layouts in turn
-        for run_keys in [keys] if quick else [["%s.L%d" % (c, lay) for lay in layouts]
+        for run_keys in [keys[:2]] if quick else [["%s.L%d" % (c, lay) for lay in layouts]
                                           for c, _ in choices]:
             check_layouts(run, run_keys, size // ways // line, line)
+    for k in ordered:
+        check_order(run, k, hot_text.DEFAULT, line)
     boots = [(k, k, "bench_layout=1") for k in keys]
     run.boot("layouts", boots)
     ok = run.check_boots([b[0] for b in boots])
     collisions = Collisions(run, keys) if ok else None
     if ok:
         collisions.check(keys)
-    return run.finish(Report(run, choices, layouts, collisions) if ok else None,
+    return run.finish(Report(run, choices, layouts, collisions, line) if ok else None,
                       run.work if quick else ROOT / "docs/results")
 
 

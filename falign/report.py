@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """make falign-report: the kernel of each function alignment choice (facts.tsv's
 falign rows), falign-report --json on its vmlinux, and the table written to
-docs/results/falign.md (OUT=FILE: elsewhere) and printed."""
+docs/results/falign.md (OUT=FILE: elsewhere) and printed; then, under it, the
+L1I misses of the same choices across text layouts, from make
+falign-layouts's docs/results/falign-layouts.md (which make falign-report
+runs first)."""
 import json
 import os
 import re
@@ -66,6 +69,16 @@ def table(rows):
     return "".join(out)
 
 
+def layouts_section(path):
+    """falign-layouts.md's text under a heading of this report's, or a line
+    saying it is missing."""
+    if not path.exists():
+        return "\n## Across text layouts\n\nNo %s: run `make falign-layouts`.\n" % path.name
+    body = path.read_text().split("\n", 1)[1]
+    return "\n## Across text layouts: L1I misses\n\nFrom `%s` (`make falign-layouts`), " \
+        "whole:\n%s" % (path.name, body.replace("\n## ", "\n### "))
+
+
 def main():
     out = Path(os.environ.get("OUT") or facts.ROOT / "docs/results/falign.md")
     subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"], check=True)
@@ -82,7 +95,7 @@ def main():
         sys.exit("error: %s" % e)
     qemu.say("falign-report", "writing %s" % out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    md = table(rows)
+    md = table(rows) + layouts_section(out.parent / "falign-layouts.md")
     out.write_text(md)
     sys.stdout.write(md)
 

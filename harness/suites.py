@@ -42,13 +42,14 @@ def suites(full):
         ("harness-unit", [PY, "harness/tests/test-harness.py"]),
         ("falign-report", single("falign-report builds with -Werror", "make -s -C falign")),
         ("falign-unit", ["bash", "falign/test-falign.sh", "falign/falign-report"]),
-        ("hot-text-unit", [PY, "falign/tests/test-hot-text.py"]),
         ("cachesim-unit", ["make", "-s", "-C", "bench/cachesim", "check",
                            "OUT=%s/build/cachesim" % facts.ROOT]),
         # The kernel series: applies, checkpatch, the shared decoder; the
         # image without colouring boots; the test image builds, and builds
         # again to the same bytes; make demo on every model; the matrix.
         ("series", ["bash", "scripts/check-series.sh"]),
+        # The profile format, and the series' hot-text linker script generator.
+        ("hot-text-unit", [PY, "falign/tests/test-hot-text.py"]),
         ("static", [PY, "scripts/check-static.py"] + (["full"] if full else [])),
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         # The text layouts' machinery: the bench image with and without

@@ -75,8 +75,9 @@ static-check: deps
 
 .PHONY: falign-report
 
-# One kernel per function alignment choice, compared (docs/results/falign.md).
-falign-report: deps
+# One kernel per function alignment choice, compared, and each choice across
+# text layouts (make falign-layouts, run first) -> docs/results/falign.md.
+falign-report: deps falign-layouts
 	@python3 falign/report.py
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
@@ -89,8 +90,9 @@ falign-layouts: deps
 
 # make hot-text-profile: the kernel functions the ring and the fork loop run,
 # hottest first, from the cache simulator's instruction profile of the bench
-# image -> falign/hot-text.profile (falign/hot_text.py, which also reads
-# perf script output from real hardware).
+# image -> build/linux/arch/x86/hot-text.profile, the falign series' default
+# HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py, which
+# also reads perf script output from real hardware).
 .PHONY: hot-text-profile
 hot-text-profile: deps
 	@python3 falign/hot_text.py

@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
 """falign/hot_text.py on hand-made input: a System.map, simulator profile
 lines and perf script lines whose functions are known; the profile format
-written, read back, and refused where it is wrong.  TAP."""
+written, read back, and refused where it is wrong.  Then the kernel's own
+scripts/generate_hot_text_lds.sh (the falign series, from build/linux) on
+small objects built with -ffunction-sections and linked with ld -r as
+vmlinux.o is: the profile's functions first, in its order, each on the
+fewest lines its size allows, the chosen one of two static functions of one
+name, the rest folded back.  TAP."""
 import io
+import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -44,7 +51,7 @@ def main():
         hot_text.write(out, sim, "a test")
         (d / "p").write_text(out.getvalue())
         rows = hot_text.read(d / "p")
-        want = [(350, "do_two"), (100, "do_one"), (20, "do_three.constprop.0")]
+        want = [(350, "do_two", None), (100, "do_one", None), (20, "do_three.constprop.0", None)]
         t(rows == want, "write then read: hottest first, user space left out, GCC's clone "
           "names kept", diag=[] if rows == want else [str(rows)])
         t(out.getvalue().splitlines()[1] == "# source: a test", "the header says the source")
@@ -62,6 +69,8 @@ def main():
                 ("a count that is no number", "# c\nx\tdo_one\n", ":2: not COUNT<TAB>FUNCTION"),
                 ("a name that is no C name", "1\tdo one\n", ":1: not COUNT<TAB>FUNCTION"),
                 ("a function twice", "2\tdo_one\n1\tdo_one\n", ":2: do_one again (line 1)"),
+                ("an object that is no .o", "1\tdo_one\tkernel/fork.c\n", ":1: not COUNT"),
+                ("a fourth column", "1\tdo_one\ta.o\tx\n", ":1: not COUNT"),
                 ("no function", "# only a comment\n", "no function in it")):
             (d / "bad").write_text(text)
             try:
@@ -69,11 +78,117 @@ def main():
                 t(False, "read refuses %s" % name)
             except hot_text.Error as e:
                 t(want in str(e), "read refuses %s: %s" % (name, e))
+        (d / "objs").write_text("2\tdup\ta.o\n1\tdup\tsub/b.o\n")
+        rows = hot_text.read(d / "objs")
+        t(rows == [(2, "dup", "a.o"), (1, "dup", "sub/b.o")],
+          "read keeps the OBJECT column: one name in two objects",
+          diag=[] if rows == [(2, "dup", "a.o"), (1, "dup", "sub/b.o")] else [str(rows)])
         rc = hot_text.main(["check", str(d / "bad")])
         t(rc == 1, "hot_text.py check exits 1 on a bad profile")
-        rc = hot_text.main(["check", str(hot_text.DEFAULT)])
-        t(rc == 0, "the shipped profile %s reads" % hot_text.DEFAULT.name)
+        if hot_text.DEFAULT.exists():
+            rc = hot_text.main(["check", str(hot_text.DEFAULT)])
+            t(rc == 0, "the shipped profile arch/x86/%s reads" % hot_text.DEFAULT.name)
+        else:
+            t.skip("the shipped profile reads", "no %s (make tree)" % hot_text.DEFAULT)
+        generator(t, d)
     return t.plan()
+
+
+GEN = hot_text.DEFAULT.parents[2] / "scripts/generate_hot_text_lds.sh"
+LINE = 64
+# Functions of known sizes (.skip), two static ones named dup, a cold one.
+SOURCES = {
+    "kernel/alpha.c": """#define F(n, b) void n(void) { asm volatile(".skip " #b ", 0x90"); }
+F(a40, 40) F(a30, 30) F(a70, 70) F(cold_fold, 10)
+static __attribute__((noinline)) int dup(int x) { asm volatile(".skip 20, 0x90"); return x; }
+int use_a(int x) { return dup(x); }
+__attribute__((cold)) void a_cold(void) { asm volatile(".skip 9, 0x90"); }
+""",
+    "lib/beta.c": """#define F(n, b) void n(void) { asm volatile(".skip " #b ", 0x90"); }
+F(b50, 50) F(b8, 8)
+static __attribute__((noinline)) int dup(int x) { asm volatile(".skip 33, 0x90"); return x + 1; }
+int use_b(int x) { return dup(x); }
+""",
+}
+GEN_PROFILE = "# hottest first\n9\ta40\n8\tb50\n7\tdup\tlib/beta.o\n6\ta30\n5\tnot_there\n" \
+    "4\ta70\n3\tb8\n2\ta_cold\n"
+ORDER = ["a40", "b50", "dup", "a30", "a70", "b8"]
+
+
+def readelf(opt, d):
+    return subprocess.run(["readelf", opt, "out.o"], cwd=d, text=True, capture_output=True,
+                          check=True).stdout
+
+
+def generator(t, d):
+    """The kernel's generator and ld -r on objects whose sizes are known."""
+    if not GEN.exists():
+        t.skip("generate_hot_text_lds.sh", "no %s (make tree)" % GEN)
+        return
+    for src, text in SOURCES.items():
+        (d / src).parent.mkdir(exist_ok=True)
+        (d / src).write_text(text)
+        subprocess.run(["gcc", "-O2", "-ffunction-sections", "-falign-functions=16",
+                        "-fno-asynchronous-unwind-tables", "-c", src, "-o", src[:-2] + ".o"],
+                       cwd=d, check=True)
+    # Thin archives as kbuild makes them: vmlinux.a at the top, lib/lib.a below.
+    subprocess.run(["ar", "cDPrST", "vmlinux.a", "kernel/alpha.o"], cwd=d, check=True)
+    subprocess.run(["ar", "cDPrST", "lib/lib.a", "lib/beta.o"], cwd=d, check=True)
+    (d / "gen.prof").write_text(GEN_PROFILE)
+
+    def gen(profile):
+        return subprocess.run(["sh", str(GEN), "readelf", profile, "6", "vmlinux.a", "lib/lib.a"],
+                              cwd=d, capture_output=True, text=True)
+    r = gen("gen.prof")
+    t(r.returncode == 0, "generate_hot_text_lds.sh writes a script", diag=r.stderr.splitlines())
+    (d / "hot.lds").write_text(r.stdout)
+    ld = subprocess.run(["ld", "-r", "-T", "hot.lds", "--whole-archive", "vmlinux.a", "lib/lib.a",
+                         "-o", "out.o"],
+                        cwd=d, capture_output=True, text=True)
+    t(ld.returncode == 0, "ld -r links with it", diag=ld.stderr.splitlines())
+    if ld.returncode:
+        return
+    secs, syms = {}, []
+    for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", readelf("-SW", d), re.M):
+        secs[int(m.group(1))] = m.group(2)
+    for w in map(str.split, readelf("-sW", d).splitlines()):
+        if len(w) == 8 and w[3] == "FUNC" and w[6].isdigit():
+            syms.append((w[7], int(w[1], 16), int(w[2]), int(w[6])))
+    names = {sec for sec in secs.values()}
+    hot = sorted((addr, name, size) for name, addr, size, ndx in syms
+                 if ndx in secs and secs[ndx] == ".text.hot..profile")
+    got = [name for _, name, _ in hot]
+    t(got == ORDER, "the profile's functions first, in its order, from both archives, "
+      "lib/beta.o's dup only, the missing and the cold one skipped", diag=[] if got == ORDER else ["got %s" % got])
+    over = [(n, a, s) for a, n, s in hot if (a + s - 1) // LINE - a // LINE + 1 > -(-s // LINE)]
+    t(hot and not over, "each touches the fewest lines its size allows",
+      diag=[str(over)] if over else [])
+    moved, needless = 0, []
+    for (a, na, sa), (b, nb, sb) in zip(hot, hot[1:]):
+        packed = -(-(a + sa) // 16) * 16        # where 16-byte alignment puts it
+        if b != packed:
+            moved += 1
+            if b != -(-packed // LINE) * LINE or \
+                    (packed + sb - 1) // LINE - packed // LINE + 1 == -(-sb // LINE):
+                needless.append(nb)
+    t(moved and not needless, "moved to the next line only where it would touch one more: "
+      "%d of %d" % (moved, len(hot) - 1), diag=["needless: %s" % needless] if needless else [])
+    t(".text" in names and ".text.unlikely" in names and
+      not [n for n in names if n.startswith(".text.") and n not in (".text.unlikely",
+                                                                     ".text.hot..profile")],
+      "the rest folded back into .text and .text.unlikely",
+      diag=[] if ".text" in names else sorted(names)[:20])
+    (d / "bad.prof").write_text("9\ta40\nx\ta30\n")
+    r = gen("bad.prof")
+    t(r.returncode == 1 and "bad.prof:2:" in r.stderr, "a bad profile line fails the build, "
+      "named: %s" % r.stderr.strip())
+    (d / "lib/lib.a").write_text("!<thin>\ngarbage")
+    r = gen("gen.prof")
+    t(r.returncode == 1 and "readelf failed" in r.stderr, "objects readelf cannot read fail "
+      "the build: %s" % r.stderr.strip().splitlines()[-1:])
+    r = gen("missing.prof")
+    t(r.returncode == 1 and "cannot read" in r.stderr, "a missing profile fails the build: %s"
+      % r.stderr.strip())
 
 
 if __name__ == "__main__":
