@@ -48,9 +48,10 @@ def suites(full):
         # image without colouring boots; the test image builds, and builds
         # again to the same bytes; make demo on every model; the matrix.
         ("series", ["bash", "scripts/check-series.sh"]),
-        # The profile format, and the series' hot-text linker script generator.
-        ("hot-text-unit", [PY, "falign/tests/test-hot-text.py"]),
         ("static", [PY, "scripts/check-static.py"] + (["full"] if full else [])),
+        # The profile format, and the series' hot-text linker script
+        # generator (after static, which lays build/linux).
+        ("hot-text-unit", [PY, "falign/tests/test-hot-text.py"]),
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
