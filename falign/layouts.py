@@ -54,14 +54,21 @@ def l1i(p, kind="sa_miss"):
     return p.rate("L1I", "all", kind)
 
 
+def map_symbols(system_map, kinds="tT"):
+    """[(address, name)] of a System.map's symbols of those kinds, by address."""
+    with open(system_map) as f:
+        return sorted((int(w[0], 16), w[2]) for w in map(str.split, f)
+                      if len(w) == 3 and w[1] in kinds)
+
+
+def lines_touched(addr, size, line):
+    return (addr + size - 1) // line - addr // line + 1
+
+
 def functions(image, nsets, line):
     """{name: (address, L1I set)} of an image's text symbols (System.map)."""
-    out = {}
-    for w in map(str.split, open(Path(image.path) / "System.map")):
-        if len(w) == 3 and w[1] in "tT":
-            a = int(w[0], 16)
-            out[w[2]] = (a, (a // line) % nsets)
-    return out
+    return {name: (a, (a // line) % nsets)
+            for a, name in map_symbols(Path(image.path) / "System.map")}
 
 
 def text_sizes(system_map, hot, line):
@@ -70,13 +77,10 @@ def text_sizes(system_map, hot, line):
     like _etext, sits on a 2 MiB boundary); each function of the profile
     ends where the next symbol starts; the region between __hot_text_start
     and __hot_text_end (HOT_TEXT_ORDER)."""
-    syms = sorted((int(w[0], 16), w[2]) for w in map(str.split, open(system_map))
-                  if len(w) == 3 and w[1] in "tTA")
+    syms = map_symbols(system_map, "tTA")
     at = {name: a for a, name in syms}
-    lines = 0
-    for (a, name), (b, _) in zip(syms, syms[1:]):
-        if name in hot and b > a:
-            lines += (b - 1) // line - a // line + 1
+    lines = sum(lines_touched(a, b - a, line) for (a, name), (b, _) in zip(syms, syms[1:])
+                if name in hot and b > a)
     region = at.get("__hot_text_end", 0) - at.get("__hot_text_start", 0)
     last = max(a for a, _ in syms if a < at["__entry_text_start"])
     return last - at["_stext"], lines, region
@@ -89,8 +93,7 @@ def check_order(run, key, profile, line):
     after it adds to, within its last line; a weak function's unused
     default copy, linked after the strong one, has no symbol and so adds to
     it too: OVER_WEAK of the functions may seem to touch a line more)."""
-    syms = sorted((int(w[0], 16), w[2]) for w in map(str.split, open(run.system_map(key)))
-                  if len(w) == 3 and w[1] in "tT")
+    syms = map_symbols(run.system_map(key))
     at = {name: a for a, name in syms}
     start, end = at.get("__hot_text_start"), at.get("__hot_text_end")
     if start is None or end is None:
@@ -99,11 +102,11 @@ def check_order(run, key, profile, line):
     region = [(a, name, b - a) for (a, name), (b, _) in zip(syms, syms[1:])
               if start <= a < end and not name.startswith("__hot_text")]
     names = list(dict.fromkeys(name for _, name, _ in region))
-    order = [name for _, name, _ in hot_text.read(profile) if name in set(names)]
-    over = [name for a, name, size in region
-            if (a + size - 1) // line - a // line + 1 > -(-size // line)]
+    placed, profiled = set(names), [name for _, name, _ in hot_text.read(profile)]
+    order = [name for name in profiled if name in placed]
+    over = [name for a, name, size in region if lines_touched(a, size, line) > -(-size // line)]
     text = {name for _, name in syms if at["_stext"] <= at[name] < at["__entry_text_start"]}
-    outside = [name for _, name, _ in hot_text.read(profile) if name in text and name not in names]
+    outside = [name for name in profiled if name in text and name not in placed]
     run.tap(start - at["_stext"] < 4096 and names and names == order and
             len(over) <= OVER_WEAK * len(names),
             "%s: the hot region holds %d functions (%d bytes) at the start of the text, in the "
@@ -188,7 +191,6 @@ class Report(Doc):
         super().__init__(run)
         self.line = line
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
-        self.profile = hot_text.DEFAULT
         self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
@@ -273,10 +275,10 @@ class Report(Doc):
                        self.spread(base, i, lambda p: p.insns).median - 1))
                 for c, _ in self.choices]
             for i in self.rows])
-        hot = {name for _, name, _ in hot_text.read(self.profile)}
+        hot = {name for _, name, _ in hot_text.read(hot_text.DEFAULT)}
         size = {c: [text_sizes(self.run.system_map("%s.L%d" % (c, lay)), hot, self.line)
                     for lay in self.layouts] for c, _ in self.choices}
-        ref = Spread([x[0] for x in size[base]]).median
+        text = {c: Spread([x[0] for x in size[c]]).median for c in size}
         self.md("""
             Text: `_stext` to the last symbol before the entry text (System.map; `_etext`
             sits on a 2 MiB boundary), median over the layouts.  Hot lines:
@@ -287,8 +289,7 @@ class Report(Doc):
             """, len(hot))
         self.table(["choice", "text bytes", "vs %s" % self.choices[0][1], "hot lines",
                     "hot region bytes"], [
-            [label, "%d" % Spread([x[0] for x in size[c]]).median,
-             "%+.2f%%" % (100 * (Spread([x[0] for x in size[c]]).median / ref - 1)),
+            [label, "%d" % text[c], "%+.2f%%" % (100 * (text[c] / text[base] - 1)),
              str(Spread([x[1] for x in size[c]])),
              str(Spread([x[2] for x in size[c]])) if any(x[2] for x in size[c]) else "-"]
             for c, label in self.choices])
