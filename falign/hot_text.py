@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""Hot-text profiles: the kernel functions a workload runs, hottest first, in
-one file format that a person can read and edit, whatever measured them.
+"""Hot-text profiles: the kernel functions a workload runs, in the order the
+build places them, in one file format that a person can read and edit,
+whatever measured them.
 
     make hot-text-profile
         the bench image under the cache simulator (profile=) on the training
         workloads, the ring and the fork loop (facts.tsv hot-text-train):
         instructions per function -> build/linux/arch/x86/hot-text.profile,
-        the kernel's default HOT_TEXT_PROFILE (commit it there, make export)
+        the kernel's default HOT_TEXT_PROFILE (commit it there, make export).
+        First, workload by workload (the smallest hot set first), its
+        hottest functions, as many as fit in half the L1I: they lie in one
+        piece, no function of another workload shares their sets, and
+        half the ways are left to the code outside; the other functions
+        follow, hottest first
     python3 falign/hot_text.py perf SYSTEM_MAP PERF_SCRIPT [SOURCE]
         the same from real hardware: the output of `perf script -F ip` of a
         `perf record -e cycles:k` (an instruction pointer a line), with the
@@ -20,15 +26,16 @@ the falign series ships arch/x86/hot-text.profile):
     # comment lines start with '#'; the first says what measured the counts
     COUNT<TAB>FUNCTION[<TAB>OBJECT]
 
-a line a function, hottest first; COUNT is instructions (the simulator) or
-samples (perf), of which only the order matters.  OBJECT (kernel/fork.o)
-picks one of several static functions of one name; without it the build
-places them all.  Reorder, delete or add lines freely: a function the
+a line a function, in the order to place them (perf: hottest first); COUNT
+is instructions (the simulator) or samples (perf), which the build does not
+read.  OBJECT (kernel/fork.o) picks one of several static functions of one
+name; without it the build places them all.  Reorder, delete or add lines freely: a function the
 kernel lacks, or that has no section of its own, is the build's to skip.
-Environment (make hot-text-profile): WORK=DIR, REPORT_ONLY=1.
+Environment (make hot-text-profile): WORK=DIR, REPORT_ONLY=1, ROOM=BYTES.
 """
 
 import collections
+import itertools
 import importlib.util
 import os
 import re
@@ -44,6 +51,15 @@ _spec.loader.exec_module(profile_diff)
 
 DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
 WSET = "hot-text-train"
+# A workload's hot set: its hottest functions that run this share of its
+# kernel instructions (the ring's: 98 functions, 35 KiB).
+COVER = 0.999
+# A workload's part of the region: at most half the L1I, so that it fills
+# half the ways of each set and leaves the rest to the hot code outside the
+# region (sched, entry and lock text, assembly) and to user space.  The
+# ring, across three layouts, misses 5.5 lines a switch with 16 KiB, 6.1
+# with 24, 25 with 28 and 28 with 32 (docs/design.md).  ROOM=BYTES overrides.
+ROOM_SHARE = 2
 # A C identifier, or GCC's clones of one (foo.constprop.0, foo.isra.0, ...).
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
@@ -62,14 +78,50 @@ def symbols(system_map):
         return profile_diff.Symbols(f)
 
 
-def write(out, counts, source):
-    """counts {function: n}, hottest first (ties by name), under a header."""
-    out.write("# kcolour hot-text profile: kernel functions, hottest first; "
+def hot_set(counts, size, room):
+    """counts' hottest functions (ties by name) that run COVER of its kernel
+    instructions, as [(function, count)], then the bytes they take (size
+    {function: bytes}), and those of them that fit in room bytes."""
+    items = sorted(((f, n) for f, n in counts.items() if n > 0 and f not in NOT_KERNEL),
+                   key=lambda fn: (-fn[1], fn[0]))
+    total, run, hot = sum(n for _, n in items), 0, []
+    for f, n in items:
+        if run >= COVER * total:
+            break
+        hot.append((f, n))
+        run += n
+    used = list(itertools.accumulate(size.get(f, 0) for f, _ in hot))
+    return hot, used[-1] if used else 0, [fn for fn, u in zip(hot, used) if u <= room]
+
+
+def write(out, counts, source, workloads=(), size=None, room=0):
+    """counts {function: n}, hottest first (ties by name), under a header.
+    Before them, for each (label, {function: n}) of workloads, the smallest
+    hot set first (size {function: bytes}), the part of its hot set that
+    fits in room bytes, less what a workload before it took, under a
+    comment that names it."""
+    size = size or {}
+    out.write("# kcolour hot-text profile: kernel functions in the order to place them; "
               "COUNT<TAB>FUNCTION[<TAB>OBJECT]\n"
               "# source: %s\n" % source)
-    for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        if n > 0 and name not in NOT_KERNEL:
-            out.write("%d\t%s\n" % (n, name))
+    placed = set()
+    for (hot, hot_bytes, part), label, c in sorted(
+            ((hot_set(c, size, room), label, c) for label, c in workloads),
+            key=lambda g: (g[0][1], g[1])):
+        out.write("# %s: %d of its hot set's %d functions, %d of %d bytes, %.1f%% of its "
+                  "kernel instructions; COUNT: its instructions\n" % (
+                      label, len(part), len(hot), sum(size.get(f, 0) for f, _ in part),
+                      hot_bytes, 100.0 * sum(n for _, n in part) / max(1, sum(
+                          n for f, n in c.items() if f not in NOT_KERNEL))))
+        for f, n in part:
+            if f not in placed:
+                placed.add(f)
+                out.write("%d\t%s\n" % (n, f))
+    if workloads:
+        out.write("# the rest; COUNT: the instructions of all\n")
+    for f, n in sorted(counts.items(), key=lambda fn: (-fn[1], fn[0])):
+        if f not in placed and n > 0 and f not in NOT_KERNEL:
+            out.write("%d\t%s\n" % (n, f))
 
 
 def read(path):
@@ -93,12 +145,19 @@ def read(path):
     return out
 
 
-def from_sim(system_map, profiles):
-    """{function: instructions} of the simulator's profile= files."""
+def sizes(system_map):
+    """{function: bytes to the next symbol} of a System.map's text."""
+    syms = symbols(system_map)
+    return dict(zip(syms.names, (b - a for a, b in zip(syms.addrs, syms.addrs[1:]))))
+
+
+def from_sim(system_map, profiles, phase=None):
+    """{function: instructions} of the simulator's profile= files, of one
+    phase (workload) or of all."""
     syms = symbols(system_map)
     counts = collections.Counter()
     for p in profiles:
-        counts.update(profile_diff.by_function(syms, profile_diff.read_profile(p)))
+        counts.update(profile_diff.by_function(syms, profile_diff.read_profile(p, phase)))
     return counts
 
 
@@ -124,17 +183,25 @@ def train():
     run = Run("hot-text-profile", WSET, Path(os.environ.get("WORK") or
                                              HERE.parent / "build/bench/hot-text-profile"),
               1800, plugin_geometry(bench_caches()), tables=("profile",))
+    room = os.environ.get("ROOM") or str(bench_caches()["L1I"][0] // ROOM_SHARE)
+    if not room.isdigit():
+        raise Error("ROOM=%s: not a number of bytes" % room)
     run.image("bench", "bench")
     run.boot("train", [("train", "bench", "bench_layout=1")])
     if not run.check_boots(["train"]):
         return run.finish(None, run.work)
-    counts = from_sim(run.system_map("bench"), [table_path(run.work, "train", "profile")])
+    system_map, prof = run.system_map("bench"), [table_path(run.work, "train", "profile")]
+    workloads = collections.defaultdict(collections.Counter)  # a program's phases
+    for phase, command in enumerate(run.want):
+        workloads[command.split()[0]].update(from_sim(system_map, prof, phase))
     source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s), the " \
-        "bench image (%s)" % ("; ".join(run.want), WSET, run.meta.get("fragments_bench", ""))
+        "bench image (%s); a workload's part %s bytes at most" % (
+            "; ".join(run.want), WSET, run.meta.get("fragments_bench", ""), room)
     if not DEFAULT.parent.is_dir():
         raise Error("no kernel tree for %s (make tree first)" % DEFAULT)
     with open(DEFAULT, "w") as out:
-        write(out, counts, source)
+        write(out, from_sim(system_map, prof), source, sorted(workloads.items()),
+              sizes(system_map), int(room))
     rows = read(DEFAULT)
     run.tap(len(rows) > 100, "%s: %d functions, the hottest %s (%d instructions)" % (
         DEFAULT.name, len(rows), rows[0][1], rows[0][0]))

@@ -470,8 +470,10 @@ def image(name=None, fragments=None, base=False, rebuild=False):
         kmake.configure(frags)
         how = "built in %s" % fmt_time(kmake.build())
         if cached is None:
-            _collect(obj, BUILD / "kernel" / name)
-            return Image(name, BUILD / "kernel" / name, how + " from a tree with unexported work")
+            # A dir per fragment list: a run may build several before it boots one.
+            unsaved = BUILD / "unsaved" / image_key(base, frags)
+            _collect(obj, unsaved)
+            return _publish(name, unsaved, how + " from a tree with unexported work")
         if rebuild and (cached / "bzImage").exists():
             if (cached / "bzImage").read_bytes() != (obj / ARTIFACTS[0]).read_bytes():
                 raise Error("%s: not reproducible: the rebuilt bzImage differs from %s"

@@ -12,10 +12,10 @@
 
 .PHONY: bench bench-sweep
 
-bench: deps
+bench: deps probe-build
 	@QUICK=$(QUICK) python3 bench/bench.py
 
-bench-sweep: deps
+bench-sweep: deps probe-build
 	@QUICK=$(QUICK) python3 bench/sweep.py
 
 # make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
@@ -23,7 +23,7 @@ bench-sweep: deps
 # bench kernel's page map (bench/attribution.py) -> docs/results/attribution.md
 # (QUICK=1: build/bench/attribution-quick).
 .PHONY: bench-attribution
-bench-attribution: deps
+bench-attribution: deps probe-build
 	@QUICK=$(QUICK) python3 bench/attribution.py
 
 # make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
@@ -31,7 +31,7 @@ bench-attribution: deps
 # winners together (bench/slab_colour.py) -> docs/results/slab-colour.md
 # (QUICK=1: build/bench/slab-colour-quick).
 .PHONY: bench-slab-colour
-bench-slab-colour: deps
+bench-slab-colour: deps probe-build
 	@QUICK=$(QUICK) python3 bench/slab_colour.py
 
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
@@ -41,10 +41,10 @@ bench-slab-colour: deps
 # settings, build/bench/cpus-quick).  make bench-cpu DUMP=FILE: the same on
 # one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
 .PHONY: bench-cpus bench-cpu
-bench-cpus: deps
+bench-cpus: deps probe-build
 	@QUICK=$(QUICK) python3 bench/cpus.py
 
-bench-cpu: deps
+bench-cpu: deps probe-build
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
 	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/cpus.py
 
@@ -56,5 +56,5 @@ bench-cpu: deps
 #   IMAGE=bzImage|name           another kernel (default facts.tsv's bench)
 #   APPEND="args"                more kernel arguments (kstack_colour=task, ...)
 .PHONY: bench-fork
-bench-fork: deps
+bench-fork: deps probe-build
 	@python3 bench/forkrate.py

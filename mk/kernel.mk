@@ -85,7 +85,7 @@ falign-report: deps falign-layouts
 # L1I misses, median and range (falign/layouts.py) ->
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
-falign-layouts: deps
+falign-layouts: deps probe-build
 	@QUICK=$(QUICK) python3 falign/layouts.py
 
 # make hot-text-profile: the kernel functions the ring and the fork loop run,
@@ -94,5 +94,5 @@ falign-layouts: deps
 # HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py, which
 # also reads perf script output from real hardware).
 .PHONY: hot-text-profile
-hot-text-profile: deps
+hot-text-profile: deps probe-build
 	@python3 falign/hot_text.py

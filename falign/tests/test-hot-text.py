@@ -55,6 +55,34 @@ def main():
         t(rows == want, "write then read: hottest first, user space left out, GCC's clone "
           "names kept", diag=[] if rows == want else [str(rows)])
         t(out.getvalue().splitlines()[1] == "# source: a test", "the header says the source")
+        phase = hot_text.from_sim(d / "System.map", [d / "prof"], 1)
+        want = {"do_two": 50, "do_three.constprop.0": 20, "[user]": 999}
+        t(phase == want, "from_sim of one phase (workload)",
+          diag=[] if phase == want else [str(phase)])
+        # Hot sets: A's do_two + do_one (192 + 64 bytes), B's do_three (3840);
+        # A's is the smaller, so it goes first; in 200 bytes only do_two fits.
+        size = hot_text.sizes(d / "System.map")
+        want = {"do_one": 64, "do_two": 192, "do_three.constprop.0": 3840}
+        t(all(size.get(f) == n for f, n in want.items()), "sizes: bytes to the next symbol",
+          diag=[] if all(size.get(f) == n for f, n in want.items()) else [str(size)])
+        work = [("B", {"do_three.constprop.0": 1000}), ("A", {"do_two": 500, "do_one": 10})]
+        total = {"do_three.constprop.0": 1000, "do_two": 500, "do_one": 10}
+        for room, want in ((200, ["do_two", "do_three.constprop.0", "do_one"]),
+                           (4000, ["do_two", "do_one", "do_three.constprop.0"])):
+            out = io.StringIO()
+            hot_text.write(out, total, "a test", work, size, room)
+            (d / "g").write_text(out.getvalue())
+            rows = [name for _, name, _ in hot_text.read(d / "g")]
+            t(rows == want, "write, workloads in %d bytes: the smaller hot set first, as much "
+              "of each as fits, then the rest by count" % room,
+              diag=[] if rows == want else [str(rows)])
+        heads = [line for line in out.getvalue().splitlines()[2:] if line.startswith("#")]
+        want = ["# A: 2 of its hot set's 2 functions, 256 of 256 bytes, 100.0% of its kernel "
+                "instructions; COUNT: its instructions",
+                "# B: 1 of its hot set's 1 functions, 3840 of 3840 bytes, 100.0% of its kernel "
+                "instructions; COUNT: its instructions",
+                "# the rest; COUNT: the instructions of all"]
+        t(heads == want, "a comment names each workload's part", diag=[] if heads == want else heads)
         perf = hot_text.from_perf(d / "System.map", d / "perf")
         want = {"do_three.constprop.0": 3, "do_one": 1}
         t(perf == want, "from_perf: samples per function", diag=[] if perf == want else [str(perf)])
