@@ -29,8 +29,9 @@ the falign series ships arch/x86/hot-text.profile):
 a line a function, in the order to place them (perf: hottest first); COUNT
 is instructions (the simulator) or samples (perf), which the build does not
 read.  OBJECT (kernel/fork.o) picks one of several static functions of one
-name; without it the build places them all.  Reorder, delete or add lines freely: a function the
-kernel lacks, or that has no section of its own, is the build's to skip.
+name; without it the build places them all.  Reorder, delete or add lines
+freely: a function the kernel lacks, or that has no section of its own, is
+the build's to skip.
 Environment (make hot-text-profile): WORK=DIR, REPORT_ONLY=1, ROOM=BYTES.
 """
 
@@ -78,12 +79,18 @@ def symbols(system_map):
         return profile_diff.Symbols(f)
 
 
+def hottest(counts):
+    """[(function, n)] of counts' kernel functions that ran, hottest first
+    (ties by name)."""
+    return sorted(((f, n) for f, n in counts.items() if n > 0 and f not in NOT_KERNEL),
+                  key=lambda fn: (-fn[1], fn[0]))
+
+
 def hot_set(counts, size, room):
-    """counts' hottest functions (ties by name) that run COVER of its kernel
-    instructions, as [(function, count)], then the bytes they take (size
-    {function: bytes}), and those of them that fit in room bytes."""
-    items = sorted(((f, n) for f, n in counts.items() if n > 0 and f not in NOT_KERNEL),
-                   key=lambda fn: (-fn[1], fn[0]))
+    """counts' hottest functions that run COVER of its kernel instructions,
+    as [(function, count)], then the bytes they take (size {function:
+    bytes}), and those of them that fit in room bytes."""
+    items = hottest(counts)
     total, run, hot = sum(n for _, n in items), 0, []
     for f, n in items:
         if run >= COVER * total:
@@ -119,8 +126,8 @@ def write(out, counts, source, workloads=(), size=None, room=0):
                 out.write("%d\t%s\n" % (n, f))
     if workloads:
         out.write("# the rest; COUNT: the instructions of all\n")
-    for f, n in sorted(counts.items(), key=lambda fn: (-fn[1], fn[0])):
-        if f not in placed and n > 0 and f not in NOT_KERNEL:
+    for f, n in hottest(counts):
+        if f not in placed:
             out.write("%d\t%s\n" % (n, f))
 
 
@@ -180,10 +187,11 @@ def from_perf(system_map, perf_script):
 def train():
     """make hot-text-profile: one boot of the bench image at -smp 1."""
     from benchdata import Run, bench_caches, plugin_geometry, table_path
+    caches = bench_caches()
     run = Run("hot-text-profile", WSET, Path(os.environ.get("WORK") or
                                              HERE.parent / "build/bench/hot-text-profile"),
-              1800, plugin_geometry(bench_caches()), tables=("profile",))
-    room = os.environ.get("ROOM") or str(bench_caches()["L1I"][0] // ROOM_SHARE)
+              1800, plugin_geometry(caches), tables=("profile",))
+    room = os.environ.get("ROOM") or str(caches["L1I"][0] // ROOM_SHARE)
     if not room.isdigit():
         raise Error("ROOM=%s: not a number of bytes" % room)
     run.image("bench", "bench")

@@ -56,5 +56,5 @@ bench-cpu: deps probe-build
 #   IMAGE=bzImage|name           another kernel (default facts.tsv's bench)
 #   APPEND="args"                more kernel arguments (kstack_colour=task, ...)
 .PHONY: bench-fork
-bench-fork: deps probe-build
+bench-fork: deps
 	@python3 bench/forkrate.py
