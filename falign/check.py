@@ -6,6 +6,7 @@ a whole CFI_CLANG kernel (clang-16) that asks for 64 bytes: it gets 16, builds, 
 boots with the KUnit suite passing.  TAP; progress on stderr.
 
 usage: falign/check.py [full]"""
+import concurrent.futures
 import difflib
 import functools
 import os
@@ -41,38 +42,62 @@ def compile_objects(tree, obj, fragments):
                               stderr=subprocess.STDOUT, env=kmake.env).returncode == 0
 
 
+def configure_case(tree, start, case_obj, frags, expect):
+    """One case of kconfig-cases.tsv in a copy of its compiler's start dir
+    (the start .config, kconfig's host tools built): None if it configures
+    as expected, else what went wrong."""
+    shutil.rmtree(case_obj, ignore_errors=True)
+    shutil.copytree(start, case_obj, symlinks=True)
+    extra = [f for f in frags if f.startswith("CONFIG_")]  # to extra.config
+    for file, settings in (("extra.config", extra), ("expect.config", expect)):
+        (case_obj / file).write_text("".join(s + "\n" for s in settings))
+    kmake = kernel.Kmake(tree, case_obj, start.name[len("start"):] or None)
+    try:
+        kmake.configure(kernel.fragment_files([f for f in frags if f not in extra]) +
+                        [case_obj / "extra.config"], verify=False,
+                        start=(start / ".config").read_text())
+    except kernel.Error as e:
+        return ["does not configure: %s" % e]
+    return kernel.verify_config([case_obj / "expect.config"],
+                                (case_obj / ".config").read_text()) or None
+
+
 def check_kconfig(t, tree):
-    obj = WORK / "kconfig"  # one for all cases: kconfig's host tools build once
-    obj.mkdir(parents=True, exist_ok=True)
     # Each case starts from tinyconfig + qemu-test, configured once per
-    # compiler (three make runs, about 25 s), as a user's .config would be.
-    starts = {}
+    # compiler, as a user's .config would be; the cases (a make run of
+    # about 10 s each, mostly kconfig's compiler probes) run a core each.
+    cases = []
     lines = (HERE / "kconfig-cases.tsv").read_text().splitlines()
     for name, frags, expect in (x.split("\t", 2) for x in lines if x and not x.startswith("#")):
-        say("kconfig: " + name)
-        extra = [f for f in frags.split() if f.startswith("CONFIG_")]  # to extra.config
-        llvm = next((f[len("LLVM="):] for f in frags.split() if f.startswith("LLVM=")), None)
-        if llvm and not shutil.which("clang" + llvm):
-            t.skip("kconfig %s" % name, "no clang%s (make deps)" % llvm)
-            continue
-        case_obj = obj / ("llvm" + llvm) if llvm else obj
-        case_obj.mkdir(exist_ok=True)
-        for file, settings in (("extra.config", extra), ("expect.config", expect.split())):
-            (case_obj / file).write_text("".join(s + "\n" for s in settings))
-        kmake = kernel.Kmake(tree, case_obj, llvm)
+        llvm = next((f[len("LLVM="):] for f in frags.split() if f.startswith("LLVM=")), "")
+        cases.append((name, llvm, [f for f in frags.split() if not f.startswith("LLVM=")],
+                      expect.split()))
+    starts = {llvm: WORK / "kconfig" / ("start" + llvm) for llvm in {c[1] for c in cases}
+              if not llvm or shutil.which("clang" + llvm)}
+
+    def configure_start(llvm):
+        starts[llvm].mkdir(parents=True, exist_ok=True)
+        say("kconfig: the start, tinyconfig + qemu-test%s" % (" (clang%s)" % llvm if llvm else ""))
         try:
-            if llvm not in starts:
-                kmake.configure(kernel.fragment_files(["qemu-test"]), verify=False)
-                starts[llvm] = (case_obj / ".config").read_text()
-            kmake.configure(kernel.fragment_files([
-                f for f in frags.split() if f not in extra and not f.startswith("LLVM=")]) +
-                [case_obj / "extra.config"], verify=False, start=starts[llvm])
-        except kernel.Error:
-            t(False, "kconfig %s: configures" % name)
-            continue
-        bad = kernel.verify_config([case_obj / "expect.config"],
-                                   (case_obj / ".config").read_text())
-        t(not bad, "kconfig %s: %s%s" % (name, expect, " -- got: " + "; ".join(bad) if bad else ""))
+            kernel.Kmake(tree, starts[llvm], llvm or None).configure(
+                kernel.fragment_files(["qemu-test"]), verify=False)
+        except kernel.Error as e:
+            return str(e)
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        failed = [e for e in pool.map(configure_start, sorted(starts)) if e]
+        if failed:
+            return t(False, "kconfig: tinyconfig + qemu-test configures: %s" % "; ".join(failed))
+        ready = [c + (k,) for k, c in enumerate(cases) if c[1] in starts]
+        say("kconfig: %d cases, %d at a time" % (len(ready), os.cpu_count()))
+        bad = dict(zip((c[0] for c in ready), pool.map(
+            lambda c: configure_case(tree, starts[c[1]], WORK / "kconfig" / ("case%d" % c[4]),
+                                     c[2], c[3]), ready)))
+    for name, llvm, _, expect in cases:
+        if name not in bad:
+            t.skip("kconfig %s" % name, "no clang%s (make deps)" % llvm)
+        else:
+            t(not bad[name], "kconfig %s: %s%s" % (name, " ".join(expect), " -- got: " +
+                                                   "; ".join(bad[name]) if bad[name] else ""))
 
 
 def unexcused_crossings(obj):

@@ -1,6 +1,7 @@
 """make check's suite runner: every suite a command whose TAP (stdout) goes
 to build/test-logs/NAME.tap and whose stderr to NAME.err; its progress
-lines there ("[step] ...") show as they come.  A suite
+lines there ("[step] ...") show as they come, after the minutes and
+seconds since the suite started (so a log shows where the time goes).  A suite
 that exits non-zero without a failed test, or that runs no test, counts as
 one failure of its own, so nothing fails silently.  The closing line is
 "N passed, N failed, N skipped"; a skip is a check whose environment
@@ -18,6 +19,10 @@ from . import facts, tap
 
 PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
 LOGDIR = Path(os.environ.get("LOGDIR") or facts.ROOT / "build/test-logs")
+
+
+def elapsed(secs):
+    return "%d:%02d" % divmod(int(secs), 60)
 
 
 def run_suite(name, cmd, env=None):
@@ -38,7 +43,7 @@ def run_suite(name, cmd, env=None):
                     err_lines.append(line)
                     err.write(line)
                     if PROGRESS.match(line):
-                        sys.stdout.write("   " + line)
+                        sys.stdout.write("   %5s %s" % (elapsed(time.time() - start), line))
                         sys.stdout.flush()
         t = threading.Thread(target=relay)
         t.start()
