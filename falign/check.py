@@ -42,16 +42,16 @@ def compile_objects(tree, obj, fragments):
                               stderr=subprocess.STDOUT, env=kmake.env).returncode == 0
 
 
-def configure_case(tree, start, case_obj, frags, expect):
+def configure_case(tree, llvm, start, case_obj, frags, expect):
     """One case of kconfig-cases.tsv in a copy of its compiler's start dir
-    (the start .config, kconfig's host tools built): None if it configures
-    as expected, else what went wrong."""
+    (the start .config, kconfig's host tools built; llvm "" for GCC): None
+    if it configures as expected, else what went wrong."""
     shutil.rmtree(case_obj, ignore_errors=True)
     shutil.copytree(start, case_obj, symlinks=True)
     extra = [f for f in frags if f.startswith("CONFIG_")]  # to extra.config
     for file, settings in (("extra.config", extra), ("expect.config", expect)):
         (case_obj / file).write_text("".join(s + "\n" for s in settings))
-    kmake = kernel.Kmake(tree, case_obj, start.name[len("start"):] or None)
+    kmake = kernel.Kmake(tree, case_obj, llvm or None)
     try:
         kmake.configure(kernel.fragment_files([f for f in frags if f not in extra]) +
                         [case_obj / "extra.config"], verify=False,
@@ -87,11 +87,12 @@ def check_kconfig(t, tree):
         failed = [e for e in pool.map(configure_start, sorted(starts)) if e]
         if failed:
             return t(False, "kconfig: tinyconfig + qemu-test configures: %s" % "; ".join(failed))
-        ready = [c + (k,) for k, c in enumerate(cases) if c[1] in starts]
+        ready = [c for c in cases if c[1] in starts]
         say("kconfig: %d cases, %d at a time" % (len(ready), os.cpu_count()))
         bad = dict(zip((c[0] for c in ready), pool.map(
-            lambda c: configure_case(tree, starts[c[1]], WORK / "kconfig" / ("case%d" % c[4]),
-                                     c[2], c[3]), ready)))
+            lambda k, c: configure_case(tree, c[1], starts[c[1]],
+                                        WORK / "kconfig" / ("case%d" % k), c[2], c[3]),
+            range(len(ready)), ready)))
     for name, llvm, _, expect in cases:
         if name not in bad:
             t.skip("kconfig %s" % name, "no clang%s (make deps)" % llvm)

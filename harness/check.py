@@ -15,14 +15,10 @@ import threading
 import time
 from pathlib import Path
 
-from . import facts, tap
+from . import facts, kernel, tap
 
 PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
 LOGDIR = Path(os.environ.get("LOGDIR") or facts.ROOT / "build/test-logs")
-
-
-def elapsed(secs):
-    return "%d:%02d" % divmod(int(secs), 60)
 
 
 def run_suite(name, cmd, env=None):
@@ -43,7 +39,7 @@ def run_suite(name, cmd, env=None):
                     err_lines.append(line)
                     err.write(line)
                     if PROGRESS.match(line):
-                        sys.stdout.write("   %5s %s" % (elapsed(time.time() - start), line))
+                        sys.stdout.write("   %6s %s" % (kernel.fmt_time(time.time() - start), line))
                         sys.stdout.flush()
         t = threading.Thread(target=relay)
         t.start()
