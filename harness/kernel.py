@@ -573,14 +573,15 @@ class Kmake:
             raise Error("%d fragment line(s) did not survive into .config (unmet "
                         "dependencies?); see %s" % (len(missing), config))
 
-    def build(self):
-        """bzImage with -j$(nproc); a progress line every 30 s."""
+    def build(self, *targets):
+        """bzImage (or targets) with -j$(nproc); a progress line every 30 s."""
         log = self.obj / "build.log"
         log.write_text("")
         start = last = time.time()
-        say("building bzImage with -j%d (log: %s)" % (os.cpu_count(), log))
+        targets = targets or ("bzImage",)
+        say("building %s with -j%d (log: %s)" % (" ".join(targets), os.cpu_count(), log))
         with open(log, "a") as f:
-            p = subprocess.Popen(self.cmd("bzImage", jobs=os.cpu_count()), stdout=f,
+            p = subprocess.Popen(self.cmd(*targets, jobs=os.cpu_count()), stdout=f,
                                  stderr=subprocess.STDOUT, env=self.env)
             while p.poll() is None:
                 time.sleep(2)
@@ -643,10 +644,52 @@ def menuconfig(name=None, fragments=None):
                         str(obj / ".config.before-menuconfig"), str(obj / ".config")])
 
 
+# The task_struct usercopy whitelist: where it is computed, and what may
+# never happen to it at any commit (v4's series widened it by "usersize +=
+# room" for ten commits).  The LKDTM case of the usercopy suite checks the
+# final tree at run time; this checks every commit in the source.
+WHITELIST_FILES = ["kernel/fork.c", "include/linux/sched/task.h",
+                   "arch/x86/include/asm/processor.h", "arch/x86/kernel/fpu/core.c"]
+WHITELIST_WIDENED = re.compile(r"\b(usersize|useroffset)\s*([-+]=|=[^;=]*[-+](?!>))")
+
+
+def _function(text, name):
+    """The body of the C function NAME in text, or None."""
+    m = re.search(r"^[^\n;]*\b%s\([^;{]*\)\s*\{" % re.escape(name), text, re.M)
+    if not m:
+        return None
+    depth, i = 0, m.end() - 1
+    for j in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[i:j + 1]
+    return None
+
+
+def whitelist_widened(tree, commit):
+    """How commit widens the task_struct usercopy whitelist against the
+    base, in the source: a changed body of the functions that compute it,
+    or arithmetic on usersize/useroffset in the files that pass it on."""
+    problems = []
+    for path in WHITELIST_FILES:
+        old = git(tree, "show", "kcolour-base:" + path, check=False) or ""
+        new = git(tree, "show", "%s:%s" % (commit, path), check=False) or ""
+        for fn in ("task_struct_whitelist", "fpu_thread_struct_whitelist",
+                   "arch_thread_struct_whitelist"):
+            if _function(old, fn) != _function(new, fn):
+                problems.append("%s: %s() differs from the base" % (path, fn))
+        added = [l for l in new.splitlines() if l not in set(old.splitlines())]
+        problems += ["%s: %s" % (path, l.strip()) for l in added if WHITELIST_WIDENED.search(l)]
+    return problems
+
+
 def bisect_check():
-    """Build every commit of the series on its own, with every fragment of
-    the test image whose options that commit has; a line per commit: ok or
-    FAIL, the subject and the compiler warnings counted."""
+    """Build every commit of the series on its own: with every fragment of
+    the test image whose options that commit has, then the same with the
+    tristate options the series adds or its tests use as modules
+    (kcolour-modules.config, "bzImage modules"); and check in the source
+    that no commit widens the task_struct usercopy whitelist.  A line per
+    commit: ok or FAIL, the subject and the compiler warnings counted."""
     tree = Tree()
     if not (tree.path / ".git").exists():
         lay_tree()
@@ -654,26 +697,37 @@ def bisect_check():
         raise Error(tree.unsaved())
     branch = git(tree.path, "symbolic-ref", "--short", "HEAD")
     option = {"kcolour": "KSTACK_COLOUR", "kcolour-task": "TASK_STRUCT_COLOUR",
-              "kcolour-test": "KSTACK_COLOUR_KUNIT_TEST"}
+              "kcolour-test": "KSTACK_COLOUR_KUNIT_TEST",
+              "kcolour-modules": "KSTACK_COLOUR_KUNIT_TEST"}
+    variants = [("built-in", facts.image_spec("test")[1], ["bzImage"]),
+                ("modules", facts.image_spec("test")[1] + ["kcolour-modules"],
+                 ["bzImage", "modules"])]
     failed = 0
     try:
         for c in git(tree.path, "rev-list", "--reverse", "kcolour-base..HEAD").split():
             git(tree.path, "checkout", "-q", c)
-            kconfig = (tree.path / "arch/x86/Kconfig").read_text()
-            frags = [f for f in facts.image_spec("test")[1]
-                     if f not in option or "\nconfig %s\n" % option[f] in kconfig]
-            obj = BUILD / "obj/bisect-check"
-            obj.mkdir(parents=True, exist_ok=True)
-            kmake = Kmake(tree.path, obj)
-            try:
-                kmake.configure(fragment_files(frags))
-                kmake.build()
-                r = "ok"
-            except Error:
-                r, failed = "FAIL", 1
-            warnings = sum("warning:" in l for l in open(obj / "build.log", errors="replace"))
             subject = git(tree.path, "log", "-1", "--format=%h %s", c)
-            print("%s %s [%s] (warnings: %d)" % (r, subject, " ".join(frags), warnings), flush=True)
+            kconfig = (tree.path / "arch/x86/Kconfig").read_text()
+            widened = whitelist_widened(tree.path, c)
+            for w in widened:
+                say("%s: the task_struct usercopy whitelist: %s" % (subject, w))
+            for name, fragments, targets in variants:
+                frags = [f for f in fragments
+                         if f not in option or "\nconfig %s\n" % option[f] in kconfig]
+                obj = BUILD / "obj" / ("bisect-check-" + name)
+                obj.mkdir(parents=True, exist_ok=True)
+                kmake = Kmake(tree.path, obj)
+                try:
+                    kmake.configure(fragment_files(frags))
+                    kmake.build(*targets)
+                    r = "FAIL" if widened else "ok"
+                except Error:
+                    r = "FAIL"
+                failed |= r != "ok"
+                warnings = sum("warning:" in l for l in open(obj / "build.log", errors="replace"))
+                print("%s %s, %s [%s] (warnings: %d)%s" % (
+                    r, subject, name, " ".join(frags), warnings,
+                    ", widens the task_struct whitelist" if widened else ""), flush=True)
     finally:
         git(tree.path, "checkout", "-q", branch)
     return failed

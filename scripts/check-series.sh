@@ -77,7 +77,9 @@ base_version=$(git -C "$scratch/linux" show kcolour-base:Makefile 2>/dev/null |
 # 2. Each patch: checkpatch --strict clean, signed off by the project.  A
 #    backport in the stable format ("commit <sha> upstream.") trips two
 #    checks by design: the bare sha of that line (GIT_COMMIT_ID), and shas
-#    the base's one-commit history cannot know (UNKNOWN_COMMIT_ID).
+#    the base's one-commit history cannot know (UNKNOWN_COMMIT_ID); so does
+#    the Fixes: tag of a fix for the stable tree, or its absence where the
+#    fixed commit cannot be named from here (MISSING_FIXES_TAG).
 # checkpatch FILE TEXT [OPTION...]: one TAP line, its report as diagnostics
 # (less spdxcheck's noise about a missing python3-ply).
 checkpatch() {
@@ -92,6 +94,11 @@ for p in "${patches[@]}"; do
 	ignore=() what=""
 	if grep -Eq '^commit [0-9a-f]{40} upstream\.$' "kernel-patches/$p"; then
 		ignore=(--ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID) what=" (a stable backport)"
+	elif grep -q '^Cc: stable@vger.kernel.org$' "kernel-patches/$p"; then
+		# A fix for the stable tree: the commit its Fixes: tag names is
+		# one the base's one-commit history cannot know, and without a
+		# tag, the project could not name that commit here.
+		ignore=(--ignore UNKNOWN_COMMIT_ID,MISSING_FIXES_TAG) what=" (a stable fix)"
 	fi
 	checkpatch "kernel-patches/$p" "checkpatch --strict: $p$what" "${ignore[@]}"
 	grep -q '^Signed-off-by: kcolour project <kcolour@example.org>$' "kernel-patches/$p"
@@ -126,11 +133,15 @@ for s in "${series[@]}"; do
 		--ignore UNKNOWN_COMMIT_ID
 	[ "$s" = "${series[0]}" ] && continue
 	under=() what="the base on their own"
-	if [ "$needs" != base ]; then
-		needs_dir=$(awk -F'\t' -v n="$needs" '$1 == "series" && $2 == n { print $3 }' facts.tsv)
-		mapfile -t under < <(series_patches "$needs_dir")
-		what="the base after the $needs series"
-	fi
+	[ "$needs" = base ] || what="the base after the $needs series"
+	# What it needs, and what that needs, in the order make tree lays them.
+	while [ "$needs" != base ]; do
+		read -r needs_dir next < <(awk -F'\t' -v n="$needs" \
+			'$1 == "series" && $2 == n { print $3, $5 }' facts.tsv)
+		mapfile -t needed < <(series_patches "$needs_dir")
+		under=("${needed[@]}" "${under[@]}")
+		needs=$next
+	done
 	alone=$BUILD/series-alone
 	rm -rf "$alone"
 	if git clone -q --no-checkout "$scratch/linux" "$alone" 2>/dev/null &&
@@ -145,6 +156,22 @@ for s in "${series[@]}"; do
 	fi
 	rm -rf "$alone"
 done
+
+# 2c. No commit widens the task_struct usercopy whitelist (v4 widened it by
+#     "usersize += room" for ten commits): at every commit of the laid
+#     tree, the functions that compute it are the base's, and nothing adds
+#     to usersize or useroffset (harness/kernel.py whitelist_widened()).
+widened=$(python3 - "$scratch/linux" <<'PY' 2>&1
+import sys
+from harness import kernel
+tree = sys.argv[1]
+for c in kernel.git(tree, "rev-list", "--reverse", "kcolour-base..HEAD").split():
+    for w in kernel.whitelist_widened(tree, c):
+        print(kernel.git(tree, "log", "-1", "--format=%h %s", c) + ": " + w)
+PY
+)
+[ -z "$widened" ] || echo "$widened" | sed 's/^/# /'
+tap "$([ -z "$widened" ]; echo $?)" "no commit of the ${#patches[@]} widens the task_struct usercopy whitelist"
 
 # 3. tools-probe's copies of the derivation are the patched tree's, byte for
 #    byte, the way perf's check-headers.sh checks tools/include.

@@ -34,7 +34,12 @@ from harness import kernel, qemu, tap  # noqa: E402
 HERE = Path(__file__).resolve().parent
 OUT = kernel.BUILD / "reliability"
 SEED = 42
-LARGEST = "kstack_colour=on,task=on,max_offset=8192"   # KCOLOUR_MAX_OFFSET_LIMIT
+# The largest stack budget (KCOLOUR_MAX_OFFSET_LIMIT) with randomize_kstack_offset
+# on top: the deepest stack these boots see is the stack budget's evidence.
+# KUnit stays off in them: its stack-depth case digs to 1 KiB of the end on
+# purpose, and CONFIG_DEBUG_STACK_USAGE reports only a new deepest.
+LARGEST = "kstack_colour=on,task=on,max_offset=4096 randomize_kstack_offset=on"
+NO_KUNIT = "kunit.enable=0"
 # (name, image, smp, mem, kernel args, part, size): the boots of each set.
 FULL = [("trinity-off", "debug", 2, "1G", "kstack_colour=off", "trinity", 100000),
         ("trinity-defaults", "debug", 2, "1G", "kstack_colour=on", "trinity", 100000),
@@ -48,6 +53,15 @@ FULL = [("trinity-off", "debug", 2, "1G", "kstack_colour=off", "trinity", 100000
 CHECK = [("trinity-largest", "test", 2, "1G", LARGEST, "trinity", 3000),
          ("storm", "test", 4, "1G", LARGEST, "storm", 30)]
 SIZE_ARG = {"trinity": "n", "storm": "secs", "memory": "n"}
+# What the deepest stack must leave unused: the KUnit stack-depth case's margin.
+STACK_MARGIN = 1024
+
+
+def stack_left(console):
+    """The fewest bytes of a stack left unused, from CONFIG_DEBUG_STACK_USAGE's
+    "used greatest stack depth: N bytes left" lines; None without any."""
+    left = [int(n) for n in re.findall(r"used greatest stack depth: (\d+) bytes left", console)]
+    return min(left) if left else None
 
 
 say = functools.partial(qemu.say, "reliability")
@@ -77,14 +91,17 @@ def judge(t, name, part, size, r):
     t(r.ok, "%s: the guest ran its part and powered off (exit %d, %ss, console %s.log)"
       % (name, r.status, r.seconds, r.boot.file))
     tasks = re.search(r"^TASKS (\d+)$", r.console, re.M)
+    deepest = stack_left(r.console)
+    t(deepest is not None and deepest >= STACK_MARGIN, "%s: the deepest stack "
+      "(CONFIG_DEBUG_STACK_USAGE) left %s bytes unused, at least %d" % (name, deepest, STACK_MARGIN))
     if part == "trinity":
         m = re.search(r"^TRINITY rc=(\d+) secs=(\d+)$", r.console, re.M)
         ran = re.findall(r"Ran (\d+) syscalls", r.console)
         t(m and m.group(1) == "0" and ran and int(ran[-1]) >= size,
           "%s: trinity ran %s syscalls of %d (rc %s)" % (
               name, ran[-1] if ran else "no", size, m.group(1) if m else "none"))
-        return "%s: %s syscalls in %ss, %d splats" % (
-            name, ran[-1] if ran else "?", m.group(2) if m else "?", len(splats))
+        return "%s: %s syscalls in %ss, %d splats, deepest stack %s bytes left" % (
+            name, ran[-1] if ran else "?", m.group(2) if m else "?", len(splats), deepest)
     if part == "storm":
         m = re.search(r"^STORM rc=(\d+) secs=(\d+) failed_forks=(\d*) flips=(\d*) "
                       r"hotplugs=(\d*) cpus=(\S+)$", r.console, re.M)
@@ -98,9 +115,9 @@ def judge(t, name, part, size, r):
             name, "%s, %s" % cg.groups() if cg else "no state"))
         bogo = re.findall(r"\] (fork|vfork|clone|exec|pthread) +(\d+) +[\d.]+ +[\d.]+", r.console)
         return "%s: %ss, %s forks refused, %s flips, %s hotplugs; bogo ops %s; %d splats, %s " \
-            "tasks after" % (name, secs, refused, flips, hotplugs,
-                             " ".join("%s %s" % b for b in bogo) or "none", len(splats),
-                             tasks.group(1) if tasks else "?")
+            "tasks after, deepest stack %s bytes left" % (
+                name, secs, refused, flips, hotplugs, " ".join("%s %s" % b for b in bogo) or "none",
+                len(splats), tasks.group(1) if tasks else "?", deepest)
     mem = dict(re.findall(r"^MEM (\w+) (.*)$", r.console, re.M))
     threads = re.search(r"^THREADS (\d+)$", r.console, re.M)
     t(threads and int(threads.group(1)) > size and "with" in mem,
@@ -121,7 +138,7 @@ def main(argv):
         t(False, "the images and the guest's programs build: %s" % e)
         return t.plan()
     boots = [qemu.Boot(name, images[image], rootfs, OUT, smp=smp, mem=mem, timeout=5400,
-                       args=[args, "kcolour.rel=%s" % part, "kcolour.seed=%d" % SEED,
+                       args=[args, NO_KUNIT, "kcolour.rel=%s" % part, "kcolour.seed=%d" % SEED,
                              "kcolour.%s=%d" % (SIZE_ARG[part], size)])
              for name, image, smp, mem, args, part, size in cases]
     say("%d boots: %s" % (len(boots), ", ".join(b.name for b in boots)))

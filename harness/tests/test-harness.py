@@ -100,6 +100,17 @@ with tempfile.TemporaryDirectory() as d:
 t(sorted(miss) == ['# CONFIG_B is not set (have: CONFIG_B=y)', 'CONFIG_D="s" (have: absent)'],
   "verify_config: names every fragment line .config lost", miss)
 
+# The task_struct whitelist check: v4's widening is caught, a plain copy
+# of the values into kmem_cache_args is not, and a changed function body is.
+widen = [l for l in ["usersize += room;", "useroffset -= 64;", "usersize = usersize + room;",
+                     "args.usersize = usersize;", "args.useroffset = useroffset;",
+                     "usersize = p->size;"] if kernel.WHITELIST_WIDENED.search(l)]
+t(widen == ["usersize += room;", "useroffset -= 64;", "usersize = usersize + room;"],
+  "whitelist: arithmetic on usersize/useroffset is a widening, a copy is not", widen)
+src = "static void f(int *a)\n{\n\tif (a) {\n\t\t*a = 1;\n\t}\n}\nint g;\n"
+t(kernel._function(src, "f") == "{\n\tif (a) {\n\t\t*a = 1;\n\t}\n}" and
+  kernel._function(src, "h") is None, "whitelist: a C function's body, braces nested")
+
 # The pool's job line runs as it says, with quoting kept.
 with tempfile.TemporaryDirectory() as d:
     b = qemu.Boot("a b'c", "/no/such/bzImage", "/no/initrd", d, model="qemu64,level=1",

@@ -360,10 +360,14 @@ static void test_derive(void)
 	   p.colours);
 	ok(kcolour_way_size(&l2) == 65536 && kcolour_shift_bits(&l2) == 16,
 	   "256K 4-way L2 (the 2001 seed): 64 KiB way, shift 16");
+	p = derive(&l2, KCOLOUR_POLICY_MOD, 4096, 0, 0, 0);
+	ok(p.colours == 65, "256K 4-way, 4 KiB budget, mod: 65 colours (got %u)", p.colours);
+	p = derive(&l2, KCOLOUR_POLICY_ADDR, 4096, 0, 0, 0);
+	ok(p.colours == 64, "256K 4-way, 4 KiB budget, addr: 64 colours (got %u)", p.colours);
 	p = derive(&l2, KCOLOUR_POLICY_MOD, 8192, 0, 0, 0);
-	ok(p.colours == 129, "256K 4-way, 8 KiB budget, mod: 129 colours (got %u)", p.colours);
-	p = derive(&l2, KCOLOUR_POLICY_ADDR, 8192, 0, 0, 0);
-	ok(p.colours == 128, "256K 4-way, 8 KiB budget, addr: 128 colours (got %u)", p.colours);
+	ok(p.max_offset == 4096 && p.colours == 65,
+	   "an 8 KiB budget is capped at 4 KiB, a quarter of the stack: 65 colours (got %u)",
+	   p.colours);
 	p = derive(&k8, KCOLOUR_POLICY_RR, 4096, 0, 0, 0);
 	ok(kcolour_shift_bits(&k8) == 15 && p.colours == 65, "64K 2-way: shift 15, 65 colours");
 	p = derive(&l128, KCOLOUR_POLICY_RR, 1024, 0, 0, 0);
@@ -390,7 +394,7 @@ static void test_derive(void)
 	ok(p.colours == 1, "max_offset 0: one colour");
 	p = derive(&l1d, KCOLOUR_POLICY_RR, 65535, 0, 0, 0);
 	ok(p.max_offset == KCOLOUR_MAX_OFFSET_LIMIT && p.colours == 64,
-	   "budget clamped to 8192: 64 colours, one per line of the way");
+	   "budget clamped to 4096: 64 colours, one per line of the way");
 	p = derive(&l1d, KCOLOUR_POLICY_RR, 1024, 0, 0, 100);
 	ok(p.step == 128, "step 100 rounds up to 128");
 }

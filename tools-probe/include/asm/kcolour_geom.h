@@ -53,7 +53,8 @@ enum kcolour_policy {
 #define KCOLOUR_MAX_COLOURS		1024
 #define KCOLOUR_MIN_SHIFT		6
 #define KCOLOUR_MAX_SHIFT		30
-#define KCOLOUR_MAX_OFFSET_LIMIT	8192
+/* The stack budget's cap: a quarter of x86-64's 16 KiB kernel stack. */
+#define KCOLOUR_MAX_OFFSET_LIMIT	4096
 #define KCOLOUR_MAX_LINE		4096
 /*
  * The default step and budget, chosen by a cache simulation sweep: a step
