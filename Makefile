@@ -12,12 +12,13 @@ export FIXTURES BUILD KCOLOUR_CACHE
 
 .PHONY: all help deps probe check check-full
 
-all: probe
+# Bare make installs nothing: it lists the entry points.
+all: help
 
 help:
 	@echo "make demo        main job: build the patched kernel, boot it under QEMU, show what it chose"
 	@echo "make deps        install the Debian packages the project needs"
-	@echo "make probe       build kcolour-probe and show this machine's caches"
+	@echo "make probe       build kcolour-probe (a C compiler is all it needs) and show this machine's caches"
 	@echo "make check       run every test (ends with 'N passed, N failed, N skipped')"
 	@echo "make check-full  make check plus the heavy sweeps (full selftest matrix, 600 s fuzzing)"
 	@echo "make selftests   the selftest matrix under QEMU (SET=check|full, CASES=regex)"

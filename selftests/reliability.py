@@ -128,8 +128,12 @@ def judge(t, name, part, size, r):
 
 def main(argv):
     # make reliability SET=memory: only the memory boots of the full set.
-    cases = {"full": FULL, "memory": [c for c in FULL if c[5] == "memory"]}.get(
-        (argv[1:] or ["check"])[0], CHECK)
+    sets = {"check": CHECK, "full": FULL, "memory": [c for c in FULL if c[5] == "memory"]}
+    which = (argv[1:] or ["check"])[0]
+    if which not in sets:
+        print("error: no set %r (check, full or memory)" % which, file=sys.stderr)
+        return 2
+    cases = sets[which]
     t = tap.Tap()
     try:
         images = {i: kernel.image(i) for i in dict.fromkeys(c[1] for c in cases)}
