@@ -21,10 +21,9 @@ import collections
 import os
 import re
 import sys
-from pathlib import Path
 
-from benchdata import (KARGS, REGIONS, ROOT, Boot, Doc, Run, bench_caches, conflict_problems,
-                       facts, fmt, plot_png, plugin_geometry, read_conflicts, table_path)
+from benchdata import (KARGS, REGIONS, ROOT, Doc, Run, bench_caches, conflict_problems,
+                       fmt, plot_png, plugin_geometry, read_conflicts, table_path)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]

@@ -40,6 +40,9 @@ def suites(full):
         ("shared-style", ["bash", "scripts/check-shared-style.sh"]),
         ("fuzz", ["bash", T + "/fuzz.sh", fixtures, "build/fuzz", fuzz]),
         ("harness-unit", [PY, "harness/tests/test-harness.py"]),
+        # Every Python file the project tracks: no unused import or name.
+        ("pyflakes", single("pyflakes finds nothing in the tracked Python files",
+                            "git ls-files -z '*.py' | xargs -0 pyflakes3")),
         ("falign-report", single("falign-report builds with -Werror", "make -s -C falign")),
         ("falign-unit", ["bash", "falign/test-falign.sh", "falign/falign-report"]),
         ("cachesim-unit", ["make", "-s", "-C", "bench/cachesim", "check",

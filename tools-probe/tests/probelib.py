@@ -22,7 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from harness import facts  # noqa: E402
-from harness.tap import Tap  # noqa: E402,F401
+from harness.tap import Tap  # noqa: E402
+
+__all__ = ["FIXTURES", "ProbeError", "Tap", "cache_name", "run_probe"]  # Tap: re-exported
 
 FIXTURES = facts.path("fixtures")
 
