@@ -678,7 +678,8 @@ def whitelist_widened(tree, commit):
                    "arch_thread_struct_whitelist"):
             if _function(old, fn) != _function(new, fn):
                 problems.append("%s: %s() differs from the base" % (path, fn))
-        added = [l for l in new.splitlines() if l not in set(old.splitlines())]
+        base_lines = set(old.splitlines())
+        added = [l for l in new.splitlines() if l not in base_lines]
         problems += ["%s: %s" % (path, l.strip()) for l in added if WHITELIST_WIDENED.search(l)]
     return problems
 
@@ -687,7 +688,8 @@ def bisect_check():
     """Build every commit of the series on its own: with every fragment of
     the test image whose options that commit has, then the same with the
     tristate options the series adds or its tests use as modules
-    (kcolour-modules.config, "bzImage modules"); and check in the source
+    (kcolour-modules.config, "bzImage modules"; skipped where it would be
+    the built-in build again); and check in the source
     that no commit widens the task_struct usercopy whitelist.  A line per
     commit: ok or FAIL, the subject and the compiler warnings counted."""
     tree = Tree()
@@ -705,6 +707,7 @@ def bisect_check():
     failed = 0
     try:
         for c in git(tree.path, "rev-list", "--reverse", "kcolour-base..HEAD").split():
+            built = []
             git(tree.path, "checkout", "-q", c)
             subject = git(tree.path, "log", "-1", "--format=%h %s", c)
             kconfig = (tree.path / "arch/x86/Kconfig").read_text()
@@ -714,6 +717,9 @@ def bisect_check():
             for name, fragments, targets in variants:
                 frags = [f for f in fragments
                          if f not in option or "\nconfig %s\n" % option[f] in kconfig]
+                if frags in built:
+                    continue  # before the series adds its modules: the same build again
+                built.append(frags)
                 obj = BUILD / "obj" / ("bisect-check-" + name)
                 obj.mkdir(parents=True, exist_ok=True)
                 kmake = Kmake(tree.path, obj)

@@ -18,15 +18,14 @@ FIGURE = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.\d+)?)%")
 MARKED = "(measured: "
 
 
+def shown(text):
+    """Every percentage of text, sign dropped."""
+    return {m.group(1) + "%" for m in FIGURE.finditer(text)}
+
+
 def figures(text):
-    """The percentages of text, sign dropped, less those on marked lines."""
-    return {m.group(1) + "%" for line in text.splitlines() if MARKED not in line
-            for m in FIGURE.finditer(line)}
-
-
-def shown(results):
-    """Every percentage docs/results shows, sign dropped."""
-    return {m.group(1) + "%" for m in FIGURE.finditer(results)}
+    """The percentages of text, less those on marked lines."""
+    return shown("\n".join(line for line in text.splitlines() if MARKED not in line))
 
 
 def main(dirs):
