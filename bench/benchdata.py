@@ -32,6 +32,10 @@ CPU = "Skylake-Client"  # the plugin's default geometry is this model's
 # instructions per fork with ASLR, +0.24% without, +0.20% of it the balanced
 # scan (kcolour-cachesim profile=, bench/cachesim/profile-diff.py).
 KARGS = ["nokaslr", "norandmaps", "quiet"]
+# A smoke run (QUICK=1, make check's) boots the test image where a full run
+# boots the bench image: the test image carries the bench's fragments too
+# (facts.tsv), so make check builds no second kernel configuration for it.
+QUICK_IMAGE = "test"
 # Each boot's first step: the seeded allocations of layout.c, the seed read
 # from the kernel command line (bench_layout=S; unknown to the kernel, which
 # hands it on to init).
@@ -265,6 +269,7 @@ class Run:
         self.work = Path(os.environ.get("WORK") or work)
         self.tap, self.start, self.want = tap.Tap(), time.time(), facts.workloads(wset)
         self.images, self.layout, self.cases, self.boots = {}, {}, [], {}
+        self.kunit_off = {}
         if not shutil.which("gnuplot"):
             self.bail("gnuplot not found (apt-get install gnuplot-nox)")
         if self.replay:
@@ -316,9 +321,12 @@ class Run:
 
     def image(self, key, name, fragments=None):
         """kernel.image(name), or of an ad hoc fragment list built in name's
-        object dir, known to the report as KEY (test, base, sweep...)."""
+        object dir, known to the report as KEY (test, base, sweep...).  A
+        smoke run takes QUICK_IMAGE for the bench image."""
         if self.replay:
             return None
+        if self.quick and name == "bench" and fragments is None:
+            name = QUICK_IMAGE
         self.commands.append("python3 -m harness image " + name + (
             " --fragments '%s'" % " ".join(fragments) if fragments else ""))
         try:
@@ -332,6 +340,9 @@ class Run:
         # The report names addresses from it, a replay too.
         self.work.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(img.path / "System.map", self.system_map(key))
+        # An image with KUnit built in (the test image) would run its suites
+        # at every boot, under the simulator: kunit.enable=0.
+        self.kunit_off[key] = "CONFIG_KUNIT=y" in (img.path / "config").read_text().split("\n")
         sym = {w[2]: w[0] for w in map(str.split, open(img.path / "System.map")) if len(w) == 3}
         self.layout[key] = "text=%s-%s,data=%s-%s" % (sym["_text"], sym["_etext"], sym["_etext"],
                                                       sym["_end"])
@@ -354,7 +365,8 @@ class Run:
         # one TCG thread without it, on host time, so not repeatable.
         boots = [qemu.Boot(n, self.images[k], self.work / "initramfs.cpio.gz", self.work,
                            model=CPU if smp == 1 else CPU + ",-rdrand,-rdseed", smp=smp,
-                           timeout=self.timeout, args=KARGS + a.split(),
+                           timeout=self.timeout,
+                           args=KARGS + ["kunit.enable=0"] * self.kunit_off[k] + a.split(),
                            deterministic=smp == 1, single_thread=smp > 1, plugin=",".join(
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,

@@ -16,8 +16,9 @@ stdout: every phase complete, the conflict pairs add up and name functions,
 and the layouts really differ: the functions linked before the first pad
 keep their addresses, and most of the rest change L1I set from one layout
 to the next.
-QUICK: the bench image without pads, in layout 1, and with HOT_TEXT_ORDER
-(the series' default profile), the machinery only.
+QUICK: make check's images, in layout 1: the test image without and with
+pads, and the image without colouring, built with HOT_TEXT_ORDER (the
+series' default profile); the machinery only.
 Environment: QUICK=1, CHOICES="IMAGE ..." (some of the falign rows, in their
 order; the first is the reference), JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
 """
@@ -331,14 +332,15 @@ def main():
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
               900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",))
     ordered = []    # the keys of images built with HOT_TEXT_ORDER
-    if quick:   # the bench image (CI builds it anyway), without pads and in layout 1
-        choices = [("bench", "bench image"), ("bench-pads", "bench image, padded"),
-                   ("bench-ordered", "bench image, hot text first")]
-        run.image("bench.L1", "bench")
-        run.image("bench-pads.L1", "bench-pads", facts.image_spec("bench")[1] + [pads(1)])
-        run.image("bench-ordered.L1", "bench-ordered",
-                  facts.image_spec("bench")[1] + [ORDERED])
-        keys, ordered = ["bench.L1", "bench-pads.L1", "bench-ordered.L1"], ["bench-ordered.L1"]
+    if quick:   # make check's images: the test image, its padded twin, and off (HOT_TEXT_ORDER)
+        if ORDERED not in facts.image_spec("off")[1]:
+            run.bail("facts.tsv's image off lacks %s: the smoke run has no ordered image" % ORDERED)
+        choices = [("test", "test image"), ("test-pads", "test image, padded"),
+                   ("off", "image without colouring, hot text first")]
+        run.image("test.L1", "test")
+        run.image("test-pads.L1", "test-pads", facts.image_spec("test")[1] + [pads(1)])
+        run.image("off.L1", "off")
+        keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], ["off.L1"]
     else:
         choices = [(c, label) for c, (label,) in facts.table("falign").items()
                    if c in (os.environ.get("CHOICES") or c).split()]

@@ -65,8 +65,10 @@ def suites(full):
         ("falign-layouts-quick", [PY, "falign/layouts.py"], {"QUICK": "1"}),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
-        # The KUnit suite as the kernel's own runner runs it (its own kernel).
+        # The KUnit suite as the kernel's own runner runs it: kunit.py exec
+        # on the test image (full: kunit.py run, its own kernel, too).
         ("kunit-py", [PY, "selftests/kunit-py.py"]),
+    ] + ([("kunit-py-run", [PY, "selftests/kunit-py.py", "run"])] if full else []) + [
         # The kselftests installed and run as test labs run them.
         ("kselftest-lab", [PY, "selftests/kselftest-lab.py"]),
         # The task_struct usercopy whitelist under colouring, LKDTM's way (full:

@@ -142,19 +142,22 @@ for s in "${series[@]}"; do
 		under=("${needed[@]}" "${under[@]}")
 		needs=$next
 	done
-	alone=$BUILD/series-alone
-	rm -rf "$alone"
-	if git clone -q --no-checkout "$scratch/linux" "$alone" 2>/dev/null &&
-		git -C "$alone" checkout -q kcolour-base 2>/dev/null &&
-		git -C "$alone" -c user.name=kcolour -c user.email=kcolour@example.org \
-			am -q "${under[@]/#/$PWD/kernel-patches/}" "${own[@]/#/$PWD/kernel-patches/}" \
-			>"$BUILD/series-alone.log" 2>&1; then
+	# In an index of its own, no work tree: git apply --cached applies as
+	# git am does (no three-way fallback), in seconds instead of a checkout.
+	index=$BUILD/series-alone.index
+	rm -f "$index"
+	if GIT_INDEX_FILE=$index git -C "$scratch/linux" read-tree kcolour-base 2>/dev/null &&
+		(for p in "${under[@]}" "${own[@]}"; do
+			echo "applying $p"
+			GIT_INDEX_FILE=$index git -C "$scratch/linux" apply --cached \
+				"$PWD/kernel-patches/$p" || exit 1
+		done) >"$BUILD/series-alone.log" 2>&1; then
 		tap 0 "$name series: its ${#own[@]} patches apply to $what"
 	else
 		tail -n 5 "$BUILD/series-alone.log" | sed 's/^/# /'
 		tap 1 "$name series: its ${#own[@]} patches apply to $what"
 	fi
-	rm -rf "$alone"
+	rm -f "$index"
 done
 
 # 2c. No commit widens the task_struct usercopy whitelist (v4 widened it by
