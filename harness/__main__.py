@@ -1,21 +1,6 @@
-"""python3 -m harness COMMAND: the entry points the Makefile calls.
-
-    image [NAME] [--fragments "a b"] [--base] [--rebuild]
-                        build (or take from the cache) an image of facts.tsv
-                        (default: test) or of a fragment list; prints the
-                        bzImage path on stdout, progress on stderr.
-                        --rebuild builds on a hit too and fails unless the
-                        bzImage is byte-identical to the cached one
-    tree [--force]      base + series as commits in build/linux
-    export              build/linux's commits -> kernel-patches/
-    menuconfig [NAME]   menuconfig in that image's object dir
-    bisect-check        build every commit of the series on its own
-    image-check NAME    TAP: the image builds (or is cached), and a rebuild in a
-                        fresh object dir gives the same bzImage, byte for byte
-    initramfs OUT [SRC:DEST...]
-                        a busybox initramfs with those files (make initramfs)
-    check [--full]      make check (make check-full): every suite
-"""
+"""python3 -m harness SUBCOMMAND: the entry points the Makefile calls, each
+with its own flags (`python3 -m harness SUBCOMMAND --help`), in the shape
+of tools/testing/kunit/kunit.py."""
 
 import argparse
 import sys
@@ -35,40 +20,64 @@ def image_check(name):
     return t.plan()
 
 
+def check(a):
+    from . import suites
+    return suites.main(a.full)
+
+
+def fragments(a):
+    return a.fragments.split()
+
+
+# NAME: (help, run(args) -> exit status or None, [(flag args, flag kwargs)]).
+NAME = (["name"], {"nargs": "?", "help": "an image of facts.tsv (default: test), or the object "
+                                         "dir's name with --fragments"})
+FRAGMENTS = (["--fragments"], {"default": "", "help": 'a fragment list, "a b" '
+                                                     '(Kconfig-fragments/NAME.config)'})
+COMMANDS = {
+    "image": ("build an image, or take it from the cache; prints the bzImage path",
+              lambda a: print(kernel.image(a.name, fragments(a), a.base, a.rebuild)),
+              [NAME, FRAGMENTS,
+               (["--base"], {"action": "store_true", "help": "the base tree, without the series"}),
+               (["--rebuild"], {"action": "store_true",
+                                "help": "build on a hit too; fail unless the bzImage is "
+                                        "byte-identical to the cached one"})]),
+    "image-check": ("TAP: the image builds, and again in a fresh object dir to the same bytes",
+                    lambda a: image_check(a.name), [(["name"], {})]),
+    "tree": ("base + every series as commits in build/linux",
+             lambda a: kernel.lay_tree(a.force),
+             [(["--force"], {"action": "store_true", "help": "discard unsaved work"})]),
+    "export": ("build/linux's commits -> kernel-patches/", lambda a: kernel.export(), []),
+    "menuconfig": ("menuconfig in an image's object dir",
+                   lambda a: kernel.menuconfig(a.name, fragments(a)), [NAME, FRAGMENTS]),
+    "bisect-check": ("build every commit of the series on its own",
+                     lambda a: kernel.bisect_check(), []),
+    "initramfs": ("a busybox initramfs with these files",
+                  lambda a: print(qemu.initramfs(a.out, [f.split(":", 1) for f in a.files])),
+                  [(["out"], {}), (["files"], {"nargs": "*", "metavar": "SRC:DEST"})]),
+    "check": ("make check: every suite, then 'N passed, N failed, N skipped'", check,
+              [(["--full"], {"action": "store_true", "help": "make check-full's heavy variants"})]),
+}
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="python3 -m harness", description=" ".join(__doc__.split()))
+    sub = ap.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+    for name, (what, run, flags) in COMMANDS.items():
+        p = sub.add_parser(name, help=what, description=what)
+        for args, kwargs in flags:
+            p.add_argument(*args, **kwargs)
+        p.set_defaults(run=run)
+    return ap
+
+
 def main(argv):
-    ap = argparse.ArgumentParser(prog="python3 -m harness", usage=__doc__)
-    ap.add_argument("command", choices=["image", "image-check", "initramfs", "tree", "export",
-                                        "menuconfig", "bisect-check", "check"])
-    ap.add_argument("name", nargs="?")
-    ap.add_argument("files", nargs="*")
-    ap.add_argument("--fragments", default="")
-    ap.add_argument("--base", action="store_true")
-    ap.add_argument("--rebuild", action="store_true")
-    ap.add_argument("--force", action="store_true")
-    ap.add_argument("--full", action="store_true")
-    a = ap.parse_args(argv)
+    a = parser().parse_args(argv)
     try:
-        if a.command == "image":
-            print(kernel.image(a.name, a.fragments.split(), a.base, a.rebuild))
-        elif a.command == "image-check":
-            return image_check(a.name)
-        elif a.command == "initramfs":
-            print(qemu.initramfs(a.name, [f.split(":", 1) for f in a.files]))
-        elif a.command == "tree":
-            kernel.lay_tree(a.force)
-        elif a.command == "export":
-            kernel.export()
-        elif a.command == "menuconfig":
-            kernel.menuconfig(a.name, a.fragments.split())
-        elif a.command == "bisect-check":
-            return kernel.bisect_check()
-        elif a.command == "check":
-            from . import suites
-            return suites.main(a.full)
+        return a.run(a) or 0
     except kernel.Error as e:
         print("error: %s" % e, file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@
 
 .PHONY: bench bench-sweep
 
-bench: deps probe-build
+bench: deps probe-build ## cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
 	@QUICK=$(QUICK) python3 bench/bench.py
 
-bench-sweep: deps probe-build
+bench-sweep: deps probe-build ## colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
 	@QUICK=$(QUICK) python3 bench/sweep.py
 
 # make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
@@ -23,7 +23,7 @@ bench-sweep: deps probe-build
 # bench kernel's page map (bench/attribution.py) -> docs/results/attribution.md
 # (QUICK=1: build/bench/attribution-quick).
 .PHONY: bench-attribution
-bench-attribution: deps probe-build
+bench-attribution: deps probe-build ## which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
 	@QUICK=$(QUICK) python3 bench/attribution.py
 
 # make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
@@ -31,7 +31,7 @@ bench-attribution: deps probe-build
 # winners together (bench/slab_colour.py) -> docs/results/slab-colour.md
 # (QUICK=1: build/bench/slab-colour-quick).
 .PHONY: bench-slab-colour
-bench-slab-colour: deps probe-build
+bench-slab-colour: deps probe-build ## which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
 	@QUICK=$(QUICK) python3 bench/slab_colour.py
 
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
@@ -41,10 +41,10 @@ bench-slab-colour: deps probe-build
 # settings, build/bench/cpus-quick).  make bench-cpu DUMP=FILE: the same on
 # one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
 .PHONY: bench-cpus bench-cpu
-bench-cpus: deps probe-build
+bench-cpus: deps probe-build ## colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
 	@QUICK=$(QUICK) python3 bench/cpus.py
 
-bench-cpu: deps probe-build
+bench-cpu: deps probe-build ## the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
 	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/cpus.py
 
@@ -56,5 +56,5 @@ bench-cpu: deps probe-build
 #   IMAGE=bzImage|name           another kernel (default facts.tsv's bench)
 #   APPEND="args"                more kernel arguments (kstack_colour=task, ...)
 .PHONY: bench-fork
-bench-fork: deps
+bench-fork: deps ## fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
 	@python3 bench/forkrate.py

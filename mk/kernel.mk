@@ -20,28 +20,28 @@ IMAGE_ARGS = $(if $(FRAGMENTS),$(NAME) --fragments "$(FRAGMENTS)",$(IMAGE))
 
 .PHONY: tree export kernel menuconfig initramfs kernel-smoke
 
-tree:
+tree: ## base kernel + every series as git commits in build/linux (FORCE=1, KSRC=)
 	@$(HARNESS) tree $(if $(filter 1,$(FORCE)),--force)
 
-export:
+export: ## write build/linux's commits back to kernel-patches/
 	@$(HARNESS) export
 
-kernel:
+kernel: ## build an image of facts.tsv (IMAGE=test|bench|debug|off|base|falign-*, or FRAGMENTS=...)
 	@$(HARNESS) image $(IMAGE_ARGS)
 
-menuconfig:
+menuconfig: ## menuconfig on the patched tree, in the object dir of IMAGE=
 	@$(HARNESS) menuconfig $(IMAGE_ARGS)
 
-initramfs:
+initramfs: ## busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
 	@$(HARNESS) initramfs $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
 
-kernel-smoke:
+kernel-smoke: ## the image without colouring, booted on two CPU models
 	@python3 selftests/smoke.py
 
 .PHONY: demo
 
 # The main job: see selftests/demo.py (CPU=model N=tasks APPEND="args").
-demo: deps
+demo: deps ## main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
 	@python3 selftests/demo.py
 
 .PHONY: selftests
@@ -49,20 +49,20 @@ demo: deps
 # The selftest matrix of selftests/cases.tsv under QEMU: SET=check (make
 # check's cases) or SET=full; CASES=regex picks cases by name.
 SET ?= check
-selftests: deps
+selftests: deps ## the selftest matrix under QEMU (SET=check|full, CASES=regex)
 	@python3 selftests/matrix.py $(SET)
 
 .PHONY: bisect-check
 
 # Every commit of the series builds on its own (not in make check: minutes a commit).
-bisect-check:
+bisect-check: ## build every commit of the series on its own, built in and as modules
 	@$(HARNESS) bisect-check
 
 .PHONY: reliability
 
 # trinity and fork storms on the KASAN + lockdep image, and the memory with
 # 10,000 threads: SET=check (make check's minute each) or SET=full.
-reliability: deps
+reliability: deps ## trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
 	@python3 selftests/reliability.py $(SET)
 
 .PHONY: static-check
@@ -70,14 +70,14 @@ reliability: deps
 # sparse, W=1, kernel-doc, coccicheck and get_maintainer.pl on what the series
 # touch, against the base kernel (scripts/check-static.py; make check runs it
 # with coccicheck on the new files only).
-static-check: deps
+static-check: deps ## sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
 	@python3 scripts/check-static.py full
 
 .PHONY: falign-report
 
 # One kernel per function alignment choice, compared, and each choice across
 # text layouts (make falign-layouts, run first) -> docs/results/falign.md.
-falign-report: deps falign-layouts
+falign-report: deps falign-layouts ## one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
 	@python3 falign/report.py
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
@@ -85,7 +85,7 @@ falign-report: deps falign-layouts
 # L1I misses, median and range (falign/layouts.py) ->
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
-falign-layouts: deps probe-build
+falign-layouts: deps probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
 	@QUICK=$(QUICK) python3 falign/layouts.py
 
 # make hot-text-profile: the kernel functions the ring and the fork loop run,
@@ -94,5 +94,5 @@ falign-layouts: deps probe-build
 # HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py, which
 # also reads perf script output from real hardware).
 .PHONY: hot-text-profile
-hot-text-profile: deps probe-build
+hot-text-profile: deps probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
 	@python3 falign/hot_text.py

@@ -9,8 +9,8 @@
 
 .PHONY: perf-ab perf-ab-test
 
-perf-ab:
+perf-ab: ## perf stat A/B of colouring off against on, on real hardware, as root -> build/perf-ab
 	@python3 bench/perfab.py
 
-perf-ab-test:
+perf-ab-test: ## perf-ab's tests on canned perf stat output
 	@python3 bench/tests/test-perfab.py

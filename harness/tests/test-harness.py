@@ -4,6 +4,7 @@ out), the suite runner's counting, facts.tsv, the fragment check, and the
 pool's job lines.  TAP output."""
 
 import io
+import re
 import subprocess
 import sys
 import tempfile
@@ -120,4 +121,18 @@ t(r.status == 1 and "no kernel image /no/such/bzImage" in r.errors,
   "pool: a job's status and messages reach its result (%d: %s)" % (r.status, r.errors.strip()))
 t("CPU=qemu64,level=1" in b.command() and "'x=1 2'" in b.command(),
   "Boot.command: the model and the quoted arguments", [b.command()])
+
+# make help is read from the targets' "## " comments: every target has one,
+# and bare make prints help (it installs nothing).
+makefiles = [facts.ROOT / "Makefile"] + sorted((facts.ROOT / "mk").glob("*.mk"))
+targets = [l.split(":")[0] for f in makefiles for l in f.read_text().splitlines()
+           if re.match(r"[a-z][a-z0-9-]*:", l) and not l.startswith("all:")]
+undocumented = [x for f in makefiles for l in f.read_text().splitlines()
+                if re.match(r"[a-z][a-z0-9-]*:", l) and "## " not in l and not l.startswith("all:")
+                for x in [l.split(":")[0]]]
+shown = subprocess.run(["make", "-s", "-C", str(facts.ROOT)], capture_output=True,
+                       text=True).stdout.split()
+t(not undocumented and all("make" in shown and x in shown for x in targets),
+  "make help: bare make lists all %d targets, each from its ## comment" % len(targets),
+  ["no ## comment: " + x for x in undocumented] + [x for x in targets if x not in shown])
 sys.exit(t.plan())
