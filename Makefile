@@ -10,6 +10,14 @@ BUILD         := $(CURDIR)/build
 KCOLOUR_CACHE ?= $(HOME)/.cache/kcolour
 export FIXTURES BUILD KCOLOUR_CACHE
 
+# The scripts read their options from flags, not from the environment: a
+# target turns its make variables into them (the bench tools' shared ones
+# here, bench/benchdata.py options()).
+RUN_FLAGS = $(strip $(if $(RESUME),--resume) $(if $(REPORT_ONLY),--report-only) \
+	$(if $(WORK),--work "$(abspath $(WORK))") $(if $(JOBS),--jobs $(JOBS)) \
+	$(if $(POOL),--pool $(POOL)))
+BENCH_FLAGS = $(strip $(if $(QUICK),--quick) $(RUN_FLAGS))
+
 .PHONY: all help deps probe check check-full
 
 # Bare make installs nothing: it lists the entry points.

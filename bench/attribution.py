@@ -13,17 +13,17 @@ and an evictor outside the direct map by its region.  -smp 1, deterministic,
 the cases off, defaults and task in LAYOUTS layouts, pooled.  TAP on stdout:
 every phase and page map present, the plugin's pairs add up to its counts,
 and (full runs) at least 90% of the conflict misses named on both sides.
-Environment: QUICK=1, JOBS=2, WORK=DIR, REPORT_ONLY=1.
+Flags (make's QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import bisect
 import collections
-import os
 import re
 import sys
 
 from benchdata import (KARGS, REGIONS, ROOT, Doc, Run, bench_caches, conflict_problems,
-                       fmt, plot_png, plugin_geometry, read_conflicts, table_path)
+                       fmt, parser, plot_png, plugin_geometry, read_conflicts, run_args,
+                       table_path)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]
@@ -298,17 +298,18 @@ class Report(Doc):
                 len(top))
 
 
-def main():
-    quick = bool(os.environ.get("QUICK"))
+def main(argv=None):
+    opts = parser(__doc__).parse_args(argv)
+    quick = opts.quick
     caches = bench_caches()
     size, ways, line = caches["L1D"]
     nsets = size // ways // line
     cases = CASES[:2] if quick else CASES
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
-    work = ROOT / "build/bench" / ("attribution-quick" if quick else "attribution")
+    work = opts.work or ROOT / "build/bench" / ("attribution-quick" if quick else "attribution")
     run = Run("bench-attribution", "attribution-quick" if quick else "attribution", work,
               900 if quick else 3600, plugin_geometry(caches), after_each="page_map",
-              tables=("conflicts",))
+              tables=("conflicts",), **run_args(opts))
     run.image("bench", "bench")
     boots = [("%s.L%d" % (c, lay), k, ("%s bench_layout=%d" % (a, lay)).strip())
              for c, k, a in cases for lay in layouts]

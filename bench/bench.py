@@ -13,18 +13,18 @@ never above LRU or PLRU, repeated boots byte-identical, and the cost of the
 series built in but off against the base kernel.  QUICK: two cases at -smp 1
 and 2, two layouts, the bench-quick workloads, into build/bench/quick.
 Other CPUs' caches: bench/cpus.py (make bench-cpus, make bench-cpu).
-Environment: QUICK=1, JOBS=2, WORK=DIR, KCOLOUR_POOL, REPORT_ONLY=1.
+Flags (make's QUICK=1, JOBS=N, WORK=DIR, POOL=parallel, REPORT_ONLY=1, RESUME=1):
+--help.
 """
 
-import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
 
-from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, pct,
-                       plot_png, plugin_geometry, probe_caches, verdict)
+from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, parser,
+                       pct, plot_png, plugin_geometry, probe_caches, run_args, util, verdict)
 
 # NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off, at
 # its defaults and with task_struct colouring too, the base kernel with the upstream randomize_kstack_offset
@@ -423,19 +423,20 @@ def check_insns(run, layouts):
                 "(limit %.1f%%)" % (unit, workload, a, b, d, limit))
 
 
-def main():
-    quick = bool(os.environ.get("QUICK"))
+def main(argv=None):
+    opts = parser(__doc__).parse_args(argv)   # --pool: the cases'; the repeat's, the other
+    quick = opts.quick
     dump = facts.path("bench-dump")
     try:
         caches = probe_caches(dump)
-    except RuntimeError as e:
+    except util.Error as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    work = ROOT / "build/bench" / ("quick" if quick else "full")
+    work = opts.work or ROOT / "build/bench" / ("quick" if quick else "full")
     cases, smps = CASES[:2] if quick else CASES, QUICK_SMPS if quick else SMPS
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     run = Run("bench", "bench-quick" if quick else "full", work, 900 if quick else 3600,
-              plugin_geometry(caches))
+              plugin_geometry(caches), **run_args(opts))
     for key in sorted({k for _, k, _ in cases}):
         run.image(key, key)
     fixtures = facts.path("fixtures").resolve()
@@ -448,7 +449,7 @@ def main():
     # where there is one: the pools must give the same bytes as well.
     repeats = [name(cases[1][0], 1, 1)]
     again = next(b for b in boots if b[0] == repeats[0])
-    first = os.environ.get("KCOLOUR_POOL") or "builtin"
+    first = opts.pool
     pools = [first, "parallel" if first != "parallel" and shutil.which("parallel") else "builtin"]
     run.boot("cases (%s pool)" % pools[0], boots, pools[0])
     run.boot("repeat (%s pool)" % pools[1], [(again[0] + ".repeat",) + again[1:]], pools[1])

@@ -4,15 +4,18 @@ workloads (bench/cachesim), one initramfs whose /run.sh is a facts.tsv workload
 set (a marker phase a line), deterministic boots.  The work dir keeps, per boot,
 NAME.txt (the plugin's output), NAME.log (the console: each workload's key=value
 line), NAME.err, NAME.rc, and run.sh, cases, commands and meta for people.
-REPORT_ONLY=1 boots nothing: it reads a work dir and writes the checks and the
-report again.  RESUME=1 continues the run in the work dir with its own tools
+--report-only boots nothing: it reads a work dir and writes the checks and the
+report again.  --resume continues the run in the work dir with its own tools
 and initramfs, and boots only what it lacks: a boot is kept when that run booted
 it with the same command line (image key, plugin and kernel arguments) and it
-exited 0.  A changed simulator or workload is picked up by a run without RESUME.
+exited 0.  A changed simulator or workload is picked up by a run without
+--resume.  options() is every bench tool's flags (make's QUICK=1, RESUME=1,
+REPORT_ONLY=1, WORK=DIR, JOBS=N turn into them: mk/bench.mk).
 """
 
+import argparse
+
 import json
-import os
 import re
 import shutil
 import statistics
@@ -22,7 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, kernel, qemu, tap  # noqa: E402
+from harness import facts, kernel, qemu, tap, util  # noqa: E402
 
 ROOT = facts.ROOT
 CPU = "Skylake-Client"  # the plugin's default geometry is this model's
@@ -30,7 +33,7 @@ CPU = "Skylake-Client"  # the plugin's default geometry is this model's
 # 4,100 instructions a page) vary with the layout the guest's random stream
 # draws, and colouring changes that stream: on against off was -3.1%
 # instructions per fork with ASLR, +0.24% without, +0.20% of it the balanced
-# scan (kcolour-cachesim profile=, bench/cachesim/profile-diff.py).
+# scan (kcolour-cachesim profile=, bench/cachesim/profile_diff.py).
 KARGS = ["nokaslr", "norandmaps", "quiet"]
 # A smoke run (QUICK=1, make check's) boots the test image where a full run
 # boots the bench image: the test image carries the bench's fragments too
@@ -66,7 +69,7 @@ def probe(dump, *args):
     out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe"), "--cpuid-file", str(dump),
                           "--no-sysfs"] + list(args), capture_output=True, text=True)
     if out.returncode:
-        raise RuntimeError("kcolour-probe --cpuid-file %s: %s" % (dump, out.stderr.strip()))
+        raise util.Error("kcolour-probe --cpuid-file %s: %s" % (dump, out.stderr.strip()))
     return out.stdout
 
 
@@ -91,7 +94,7 @@ def bench_caches():
     kcolour-probe's error and exit 2 where it cannot decode it."""
     try:
         return probe_caches(facts.path("bench-dump"))
-    except RuntimeError as e:
+    except util.Error as e:
         print("error: %s" % e, file=sys.stderr)
         sys.exit(2)
 
@@ -253,20 +256,56 @@ class Boot(list):
         return sum(p.head["insns"] for p in phases) / sum(p.unit[1] for p in phases)
 
 
+def options(quick=True):
+    """The flags every bench tool shares, an argparse parent parser: its
+    parse gives Run's replay=, resume=, work= and jobs= (run_args())."""
+    p = argparse.ArgumentParser(add_help=False)
+    if quick:
+        p.add_argument("--quick", action="store_true",
+                       help="the smoke run (make check's): fewer cases and layouts, results "
+                       "in build/bench/NAME-quick, docs/ not touched")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in the work dir: boot only what it lacks")
+    p.add_argument("--report-only", action="store_true",
+                   help="boot nothing: read the work dir, write the checks and the report again")
+    p.add_argument("--work", metavar="DIR", type=Path,
+                   help="the work dir (default build/bench/NAME)")
+    p.add_argument("--jobs", metavar="N", type=int, default=2,
+                   help="boots at a time (default 2)")
+    p.add_argument("--pool", choices=("builtin", "parallel"), default="builtin",
+                   help="the job pool that runs the boots: builtin threads, or GNU parallel "
+                   "(PARALLEL_ARGS, docs/harness.md); default builtin")
+    return p
+
+
+def parser(doc, *parents, quick=True):
+    """A bench tool's parser: its docstring for --help, options() and PARENTS."""
+    return argparse.ArgumentParser(description=doc, parents=[options(quick)] + list(parents),
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def run_args(a):
+    """Run's keyword arguments from options()' parse."""
+    return {"replay": a.report_only, "resume": a.resume, "jobs": a.jobs, "pool": a.pool}
+
+
 class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
     def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
-                 tables=()):
+                 tables=(), replay=False, resume=False, jobs=2, pool="builtin"):
         """after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
-        (table_path(): conflicts, text_conflicts, profile)."""
+        (table_path(): conflicts, text_conflicts, profile); replay: the work
+        dir's boots, no new ones (--report-only); resume: boot only what the
+        work dir lacks (--resume); jobs: boots at a time (--jobs); pool: the job
+        pool that runs them (--pool)."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
-        self.tables = tables
-        self.replay = bool(os.environ.get("REPORT_ONLY"))  # the work dir's boots, no new ones
-        self.resume = bool(os.environ.get("RESUME")) and not self.replay
-        self.work = Path(os.environ.get("WORK") or work)
+        self.tables, self.jobs, self.pool = tables, jobs, pool
+        self.replay = bool(replay)
+        self.resume = bool(resume) and not self.replay
+        self.work = Path(work)
         self.tap, self.start, self.want = tap.Tap(), time.time(), facts.workloads(wset)
         self.images, self.layout, self.cases, self.boots = {}, {}, [], {}
         self.kunit_off = {}
@@ -279,11 +318,11 @@ class Run:
             return
         self.meta = {"mode": "quick" if self.quick else "full",
                      "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                     "qemu": kernel.tool_version(["qemu-system-x86_64", "--version"]),
-                     "gcc": kernel.tool_version(["gcc", "--version"]), "cpu": CPU}
+                     "qemu": util.tool_version(["qemu-system-x86_64", "--version"]),
+                     "gcc": util.tool_version(["gcc", "--version"]), "cpu": CPU}
         self.commands = ["make %s%s   # bench/%s.py, which runs:" % (
             prog, " QUICK=1" if self.quick else "", prog.replace("bench-", ""))]
-        self.booted = set()  # the command lines whose boots RESUME keeps
+        self.booted = set()  # the command lines whose boots --resume keeps
         if self.resume and (self.work / "commands").exists():
             self.booted = set((self.work / "commands").read_text().splitlines())
             old = dict(line.split("=", 1)
@@ -302,7 +341,7 @@ class Run:
                            [(ROOT / "bench/workloads/phases.sh", "/bin/phases.sh"),
                             (self.work / "run.sh", "/run.sh")] +
                            qemu.programs(p for p, in facts.rows("guest")))
-        except RuntimeError as e:
+        except util.Error as e:
             self.bail(str(e))
 
     def say(self, msg):
@@ -331,7 +370,7 @@ class Run:
             " --fragments '%s'" % " ".join(fragments) if fragments else ""))
         try:
             img = self.images[key] = kernel.image(name, fragments)
-        except kernel.Error as e:
+        except util.Error as e:
             self.bail("image %s: %s" % (name, e))
         banner = re.search(rb"Linux version [ -~]+", (img.path / "vmlinux").read_bytes())
         self.meta.update({"banner_" + key: banner.group().decode(), "build_" + key: img.how,
@@ -353,7 +392,7 @@ class Run:
         return self.work / (key + ".System.map")
 
     def boot(self, stage, cases, engine=None):
-        """Boot every case (NAME, IMAGE KEY, KERNEL ARGS), JOBS at a time, and
+        """Boot every case (NAME, IMAGE KEY, KERNEL ARGS), --jobs at a time, and
         read each; a boot that fails ends the run."""
         if not self.replay:
             self.run_boots(stage, cases, engine)
@@ -378,14 +417,14 @@ class Run:
         kept = [b for b in boots if self.kept(b)]
         if self.booted and not kept and any(Path(str(b.file) + ".txt").exists() for b in boots):
             # Booting them again would delete the outputs the run before left.
-            self.bail("%s: RESUME matches none of the run before's boots (another image, "
-                      "plugin or kernel arguments): run without RESUME to boot them all" % stage)
+            self.bail("%s: --resume (RESUME=1) matches none of the run before's boots (another "
+                      "image, plugin or kernel arguments): run without it to boot them all" % stage)
         if kept:
-            self.say("%s: RESUME keeps %d boots of the run before" % (stage, len(kept)))
+            self.say("%s: --resume keeps %d boots of the run before" % (stage, len(kept)))
             boots = [b for b in boots if b not in kept]
         start = time.time()
         self.say("%s: %d boots: %s" % (stage, len(boots), ", ".join(b.name for b in boots)))
-        for r in qemu.run(boots, engine=engine):
+        for r in qemu.run(boots, jobs=self.jobs, engine=engine or self.pool):
             if not r.ok:
                 self.bail("%s: boot %s failed (status %d, log %s.log)" % (
                     stage, r.boot.name, r.status, r.boot.file),

@@ -15,17 +15,17 @@ Per CPU, setting and layout: the estimated cycles per event of each workload
 (bench.py's model on that CPU's simulated misses) and their geometric mean.
 Each CPU's optimum and the best fixed setting are picked on the pick layouts
 and every setting is scored on the others.  Results into build/bench/cpus
-(docs/results/cpus.md from a full make bench-cpus).  Environment: QUICK=1,
-DUMP=FILE, JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
+(docs/results/cpus.md from a full make bench-cpus).  Flags (make's QUICK=1,
+DUMP=FILE, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import math
-import os
 import statistics
 import sys
 from pathlib import Path
 
-from benchdata import KARGS, ROOT, Doc, Run, facts, fmt, plot_png, probe_caches, probe_cmdline
+from benchdata import (KARGS, ROOT, Doc, Run, facts, fmt, parser, plot_png, probe_caches,
+                       probe_cmdline, run_args, util)
 from bench import Spread, latency, net
 
 # The grid: (colours, step, policy), each booted as
@@ -34,10 +34,11 @@ from bench import Spread, latency, net
 GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
         (4, 512, "balanced"), (8, 512, "balanced"), (16, 256, "balanced"),
         (3, 1024, "rr")]
-# QUICK (make check's smoke run, 8 boots): one grid point beside off and the
+# QUICK (make check's smoke run, 6 boots): one grid point beside off and the
 # derived lines of two CPUs, one coloured (K8: 3 colours at shift 15) and one
-# not (Tiger Lake's 48K 12-way L1D: 1 colour); with DUMP=, off and the
-# dump's derived line alone (4 boots).
+# not (Tiger Lake's 48K 12-way L1D: kcolour-probe derives off, which is the
+# off case); with --dump, off and the dump's derived line alone (2 boots
+# where the dump's CPU, like this VM's, derives off).
 QUICK_GRID = [(4, 512, "balanced")]
 PICK, SCORE = (1, 2, 3, 4), (5, 6, 7, 8)
 QUICK_PICK, QUICK_SCORE = (1,), (2,)
@@ -362,29 +363,35 @@ def check_twins(run, names, twins, what):
         what, len(names), len(pairs), ": " + ", ".join(bad[:5]) if bad else ""))
 
 
-def main():
-    quick = bool(os.environ.get("QUICK"))
+def main(argv=None):
+    p = parser(__doc__)
+    p.add_argument("--dump", metavar="FILE", type=Path,
+                   help="one CPUID dump (cpuid -r or AIDA64) instead of facts.tsv's benchcpu "
+                   "CPUs: make bench-cpu, into build/bench/cpu-NAME")
+    opts = p.parse_args(argv)
+    quick = opts.quick
     fixtures = facts.path("fixtures")
     try:
-        if os.environ.get("DUMP"):
-            dump = Path(os.environ["DUMP"]).resolve()
+        if opts.dump:
+            dump = opts.dump.resolve()
             cpus = [Cpu(dump.stem, "dump", dump)]
         else:
             cpus = [Cpu(n, s, fixtures / d, int(c)) for n, s, c, d in facts.rows("benchcpu")
                     if not quick or n in QUICK_CPUS]
-    except (RuntimeError, KeyError, ValueError, OSError) as e:
+    except (util.Error, KeyError, ValueError, OSError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    one = cpus[0].name if os.environ.get("DUMP") else None
+    one = cpus[0].name if opts.dump else None
     cases = settings(cpus, GRID if not quick else [] if one else QUICK_GRID)
     pick, score = (QUICK_PICK, QUICK_SCORE) if quick else (PICK, SCORE)
-    work = ROOT / "build/bench" / ("%s%s" % ("cpu-" + one if one else "cpus",
-                                             "-quick" if quick else ""))
+    work = opts.work or ROOT / "build/bench" / ("%s%s" % ("cpu-" + one if one else "cpus",
+                                                       "-quick" if quick else ""))
     # The smoke run simulates the first CPU's L1D once more as an l1d_extra=,
     # whose MRU and invalidation paths are the sweep's, not the hierarchies'.
     extra = ",l1d_extra=%d:%d:%d" % cpus[0].caches["L1D"] if quick else ""
     run = Run("bench-cpu" if one else "bench-cpus", "cpus-quick" if quick else "cpus", work,
-              1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]) + extra)
+              1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]) + extra,
+              **run_args(opts))
     if one:
         run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/cpus.py, which runs:" % (
             dump, " QUICK=1" if quick else "")

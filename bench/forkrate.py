@@ -9,13 +9,10 @@ of each setting's rounds, and the difference counts as outside the noise only
 when on's median lies outside off's [min, max].  Writes WORK/results.md
 (default build/bench/fork) and prints its summary; progress on stderr.
 
-Environment: FORKS=2000 ROUNDS=8 JOBS=2 (forkrate's arguments: forks per
-worker, timed rounds, workers), IMAGE=a bzImage file or a facts.tsv image
-(default bench), APPEND="kernel arguments" (kstack_colour=task,
-kstack_colour=policy=rr, ...), TIMEOUT=600 (seconds), WORK=DIR.
+Flags (make's FORKS=2000 ROUNDS=8 JOBS=2 IMAGE= APPEND= TIMEOUT= WORK=): --help.
 """
 
-import os
+import argparse
 import re
 import subprocess
 import sys
@@ -23,7 +20,7 @@ import time
 from pathlib import Path
 
 from bench import Spread
-from benchdata import CPU, KARGS, ROOT, Doc, kernel, parse_kv, qemu
+from benchdata import CPU, KARGS, ROOT, Doc, kernel, parse_kv, qemu, util
 
 PROG = "bench-fork"
 LINE_RE = re.compile(r"forkrate( done)?((?: [a-z_]+=[0-9.]+)+)\s*$")
@@ -33,39 +30,72 @@ def say(msg):
     qemu.say(PROG, msg)
 
 
+class Failure(util.Error):
+    """The run cannot go on: the message, and the lines that show why."""
+
+    def __init__(self, msg, lines=()):
+        super().__init__(msg)
+        self.lines = list(lines)
+
+
 def fail(msg, lines=()):
-    for line in lines:
-        print("  " + line, file=sys.stderr)
-    say("error: " + msg)
-    sys.exit(1)
+    raise Failure(msg, lines)
 
 
 def span(s):
     return "%.1f [%.1f-%.1f]" % (s.median, s.lo, s.hi)
 
 
-def setting(name, default):
-    value = os.environ.get(name) or default
+def setting(name, value):
     if not re.fullmatch(r"[1-9][0-9]*", value):
-        fail("%s=%s: want a positive integer" % (name, value))
+        fail("--%s %s: want a positive integer" % (name, value))
     return value
 
 
-def main():
+def parser():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--forks", metavar="N", default="2000",
+                   help="forks per worker and round (default 2000)")
+    p.add_argument("--rounds", metavar="N", default="8", help="timed rounds (default 8)")
+    p.add_argument("--jobs", metavar="N", default="2", help="workers (default 2)")
+    p.add_argument("--image", metavar="IMAGE", default="bench",
+                   help="a bzImage file or a facts.tsv image (default bench)")
+    p.add_argument("--append", metavar='"ARGS"', default="",
+                   help="more kernel arguments (kstack_colour=task, kstack_colour=policy=rr, ...)")
+    p.add_argument("--timeout", metavar="SECONDS", default="600",
+                   help="the boot's timeout (default 600)")
+    p.add_argument("--work", metavar="DIR", type=Path, default=ROOT / "build/bench/fork",
+                   help="the work dir and results.md (default build/bench/fork)")
+    return p
+
+
+def main(argv=None):
+    opts = parser().parse_args(argv)
+    try:
+        run(opts)
+    except Failure as e:
+        for line in e.lines:
+            print("  " + line, file=sys.stderr)
+        say("error: %s" % e)
+        return 1
+    return 0
+
+
+def run(opts):
     start = time.time()
-    forks, rounds, jobs = (setting(n, d) for n, d in
-                           (("FORKS", "2000"), ("ROUNDS", "8"), ("JOBS", "2")))
-    work = Path(os.environ.get("WORK") or ROOT / "build/bench/fork")
-    spec = os.environ.get("IMAGE") or "bench"
-    args = KARGS + os.environ.get("APPEND", "").split()
+    forks, rounds, jobs = (setting(n, getattr(opts, n)) for n in ("forks", "rounds", "jobs"))
+    work = opts.work
+    spec = opts.image
+    args = KARGS + opts.append.split()
 
     if Path(spec).is_file():
         image, label = Path(spec).resolve(), spec
     else:
         try:
             image = kernel.image(spec)
-        except kernel.Error as e:
-            fail("image %s: %s (IMAGE= takes a bzImage file or a facts.tsv image)" % (spec, e))
+        except util.Error as e:
+            fail("image %s: %s (--image takes a bzImage file or a facts.tsv image)" % (spec, e))
         label = "facts.tsv image %s (%s)" % (spec, image.how)
     say("kernel: %s" % image)
 
@@ -82,11 +112,11 @@ def main():
     try:
         initrd = qemu.initramfs(work / "initramfs.cpio.gz", [(prog, "/bin/forkrate"),
                                                             (work / "run.sh", "/run.sh")])
-    except RuntimeError as e:
+    except util.Error as e:
         fail(str(e))
 
     boot = qemu.Boot("forkrate", image, initrd, work, model=CPU, smp=2, args=args,
-                     timeout=int(setting("TIMEOUT", "600")), deterministic=False,
+                     timeout=int(setting("timeout", opts.timeout)), deterministic=False,
                      single_thread=False)
     say("booting: %s FORKS=%s ROUNDS=%s JOBS=%s, -smp 2, multi-threaded TCG, %s"
         % (label, forks, rounds, jobs, " ".join(args)))
@@ -119,7 +149,7 @@ def main():
         kernel.kstack_colour sysctl switched between rounds in ABBA order after one untimed
         round.  Kernel: %s, command line `%s`.  What the guest said of itself:""",
            time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           kernel.tool_version(["qemu-system-x86_64", "--version"]), forks, rounds, jobs,
+           util.tool_version(["qemu-system-x86_64", "--version"]), forks, rounds, jobs,
            label.replace(str(ROOT) + "/", ""), " ".join(args))
     doc.code("\n".join(re.findall(r"guest: (.*)", r.console)))
     doc.table(["round", "colour", "forks", "secs", "forks/s"],
@@ -138,4 +168,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,19 +12,22 @@ A difference is real when Welch's |t| > THRESHOLD: on's mean differs from off's 
 than THRESHOLD combined standard errors sqrt(sd_off^2/n_off + sd_on^2/n_on); otherwise
 it is noise.  p is shown; the rule does not use it.
 
-Environment: REPEATS=10 (at least 2), WARMUP=1, RING_NS="2 4 8 16" (2..64),
-RING_SWITCHES=200000 (a ring run's: rounds = RING_SWITCHES / N), MSG_ARGS="1 10 5000"
-(GROUPS FDS LOOPS), FORKS=2000 (these three empty: no such case), EVENTS=cycles,
-instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses (where LLC's is
-<not supported>, as on many AMD CPUs, cache-misses can stand in), THRESHOLD=3,
-PIN_CPU=N|none (the lowest allowed CPU), PERF=perf, WL_DIR=DIR (no build),
-KSTACK_COLOUR_SYSCTL=/proc/sys/kernel/kstack_colour, WORK=build/perf-ab.
+Settings, flags (make perf-ab's variables of the same names in capitals, --sysctl's
+KSTACK_COLOUR_SYSCTL, turn into them: mk/perf-ab.mk): --repeats 10 (at least 2),
+--warmup 1, --ring-ns "2 4 8 16" (2..64), --ring-switches 200000 (a ring run's: rounds =
+RING_SWITCHES / N), --msg-args "1 10 5000" (GROUPS FDS LOOPS), --forks 2000 (these three
+empty: no such case), --events cycles,instructions,L1-dcache-load-misses,
+L1-icache-load-misses,LLC-load-misses (where LLC's is <not supported>, as on many AMD
+CPUs, cache-misses can stand in), --threshold 3, --pin-cpu N|none (the lowest allowed
+CPU), --perf perf, --wl-dir DIR (no build), --sysctl /proc/sys/kernel/kstack_colour,
+--work build/perf-ab.
 
 Exit: 0 done, or no usable counters here (it says what to install or change, "no numbers
 produced"); 1 an error (not a kcolour kernel, not root, a failed run, bad perf output);
 2 a bad setting; 128 + N on signal N (HUP, INT, TERM).
 """
 
+import argparse
 import collections
 import contextlib
 import math
@@ -42,12 +45,14 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLD = 3.0
 COUNTED, NOT_COUNTED, NOT_SUPPORTED = "counted", "not counted", "not supported"
 SPECIAL = {"<not counted>": NOT_COUNTED, "<not supported>": NOT_SUPPORTED}
-SETTINGS = {    # the environment's settings and their defaults, also for an empty value
+SETTINGS = {    # the settings (flags: FLAGS) and their defaults, also for an empty value
     "REPEATS": "10", "WARMUP": "1", "RING_NS": "2 4 8 16", "RING_SWITCHES": "200000",
     "MSG_ARGS": "1 10 5000", "FORKS": "2000", "THRESHOLD": "3", "PIN_CPU": "",
     "EVENTS": "cycles,instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses",
     "PERF": "perf", "KSTACK_COLOUR_SYSCTL": "/proc/sys/kernel/kstack_colour", "WL_DIR": "",
     "WORK": os.path.join(TOP, "build", "perf-ab")}
+FLAGS = {k: "--sysctl" if k == "KSTACK_COLOUR_SYSCTL" else "--" + k.lower().replace("_", "-")
+         for k in SETTINGS}
 EMPTY_MEANS_NONE = ("RING_NS", "MSG_ARGS", "FORKS")     # set but empty: no such case
 CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)", "at least 2 (for a standard deviation)"),
           ("WARMUP", r"[0-9]+", "a non-negative integer"),
@@ -449,20 +454,20 @@ def write_file(path, text):
 
 
 class AB:
-    """One A/B: the settings from the environment, the sysctl's first value, the steps."""
+    """One A/B: the settings (settings()), the sysctl's first value, the steps."""
 
     def __init__(self, env):
         c = {k: env[k] if k in EMPTY_MEANS_NONE and k in env else env.get(k) or v
              for k, v in SETTINGS.items()}
         for k, pattern, what in CHECKS:
             if not re.fullmatch(pattern, c[k]):
-                error("%s must be %s, not '%s'" % (k, what, c[k]), 2)
+                error("%s must be %s, not '%s'" % (FLAGS[k], what, c[k]), 2)
         self.cases = []     # (name, workload, args)
         for n in c["RING_NS"].split():
             if not re.fullmatch(r"[0-9]+", n) or not 2 <= int(n) <= 64:
-                error("RING_NS: each N must be in 2..64, not '%s'" % n, 2)
+                error("--ring-ns: each N must be in 2..64, not '%s'" % n, 2)
             if int(c["RING_SWITCHES"]) < int(n):
-                error("RING_SWITCHES (%s) is below N=%s" % (c["RING_SWITCHES"], n), 2)
+                error("--ring-switches (%s) is below N=%s" % (c["RING_SWITCHES"], n), 2)
             self.cases.append(("ring-" + n, "ring", [n, str(int(c["RING_SWITCHES"]) // int(n))]))
         if c["MSG_ARGS"]:
             self.cases.append(("messaging", "messaging", c["MSG_ARGS"].split()))
@@ -584,7 +589,7 @@ class AB:
         return now == orig
 
     def build_workloads(self):
-        """Without WL_DIR: make them into WORK/bin.  Either way each must be there."""
+        """Without --wl-dir: make them into WORK/bin.  Either way each must be there."""
         if not self.wl_dir:
             self.wl_dir = self.path("bin")
             say("building the workloads in %s" % rel(self.wl_dir))
@@ -621,7 +626,7 @@ class AB:
     def write_meta(self):
         cpu = re.search(r"^model name\s*: (.*)$", read_text("/proc/cpuinfo") or "", re.M)
         perf = self.run([self.perf, "version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        pin = "no CPU (PIN_CPU=none)" if self.pin == "none" else "CPU %s (taskset)" % self.pin
+        pin = "no CPU (--pin-cpu none)" if self.pin == "none" else "CPU %s (taskset)" % self.pin
         meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "kernel": os.uname().release, "cpu": cpu.group(1) if cpu else os.uname().machine,
                 "perf": perf.stdout.partition("\n")[0], "pin": pin,
@@ -636,9 +641,9 @@ class AB:
         self.check_sysctl()
         self.pin = self.pin or str(min(os.sched_getaffinity(0)))
         if self.pin != "none" and not shutil.which("taskset"):
-            error("taskset not found (apt-get install util-linux), or PIN_CPU=none")
+            error("taskset not found (apt-get install util-linux), or --pin-cpu none")
         if not self.cases:
-            error("no cases (RING_NS, MSG_ARGS and FORKS are all empty)", 2)
+            error("no cases (--ring-ns, --msg-args and --forks are all empty)", 2)
         self.build_workloads()
         shutil.rmtree(self.path("raw"), ignore_errors=True)
         for name in ("results.md", "runs.csv"):
@@ -670,10 +675,23 @@ class AB:
             rel(self.work), time.monotonic() - start))
 
 
-def run_ab():
+def settings(argv):
+    """The settings of the command line's flags, by SETTINGS' names; a flag not
+    given is its default, and one given empty is its default too, except where
+    empty means no such case (EMPTY_MEANS_NONE)."""
+    p = argparse.ArgumentParser(prog="perfab.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    for k, v in SETTINGS.items():
+        p.add_argument(FLAGS[k], dest=k, metavar=k.split("_")[-1],
+                       help="default %s" % (rel(v) if v else {"PIN_CPU": "the lowest allowed CPU",
+                                                              "WL_DIR": "build them"}[k]))
+    return {k: v for k, v in vars(p.parse_args(argv)).items() if v is not None}
+
+
+def run_ab(argv=()):
     """The A/B; the sysctl is restored on any exit: done, an error or a signal
     (AB.on_signal; one ignored from the start stays ignored, as in a shell)."""
-    ab = AB(os.environ)     # usage errors exit 2 here, before anything is touched
+    ab = AB(settings(argv))     # usage errors exit 2 here, before anything is touched
     signals = [s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
                if signal.getsignal(s) != signal.SIG_IGN]
     for sig in signals:
@@ -692,9 +710,4 @@ def run_ab():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] in (["-h"], ["--help"]):
-        print(__doc__)
-    elif sys.argv[1:]:  # make perf-ab REPEATS=20: the settings are environment variables
-        error("no arguments: the settings are environment variables (see --help)", 2)
-    else:
-        sys.exit(run_ab())
+    sys.exit(run_ab(sys.argv[1:]))

@@ -16,16 +16,15 @@ and its L1D misses rise above it on no workload.  Memory: the guest's
 /proc/slabinfo after the phases.  TAP on stdout: every phase complete, every
 named cache coloured and no other, task_struct's colours as asked, and
 (QUICK) a bad slab_colour= refused with its error.
-Environment: QUICK=1, JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
+Flags (make's QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import json
-import os
 import re
 import sys
 
-from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, facts, net, plot_png,
-                       plugin_geometry, probe, verdict)
+from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, facts, net, parser,
+                       plot_png, plugin_geometry, probe, run_args, util, verdict)
 
 # The attribution's next objects after task_struct, the ring's and hackbench's.
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
@@ -273,18 +272,20 @@ def check(run, cases, layouts, colours, step):
     return not run.tap.failed
 
 
-def main():
-    quick = bool(os.environ.get("QUICK"))
+def main(argv=None):
+    opts = parser(__doc__).parse_args(argv)
+    quick = opts.quick
     caches = bench_caches()
     try:
         colours, step = task_colours(facts.path("bench-dump"))
-    except RuntimeError as e:
+    except util.Error as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
-    work = ROOT / "build/bench" / ("slab-colour-quick" if quick else "slab-colour")
+    work = opts.work or ROOT / "build/bench" / ("slab-colour-quick" if quick else "slab-colour")
     run = Run("bench-slab-colour", "attribution-quick" if quick else "attribution", work,
-              900 if quick else 3600, plugin_geometry(caches), after_each="slab_info")
+              900 if quick else 3600, plugin_geometry(caches), after_each="slab_info",
+              **run_args(opts))
     run.image("bench", "bench")
     cases = [("off", "bench", "kstack_colour=off"), ("task", "bench", case_args([], 0, 0)),
              ("placebo", "bench", case_args([PLACEBO], colours, step))]

@@ -4,11 +4,11 @@
 One boot per case (bench/benchdata.py), simulating beside the model's caches the
 L1Ds and L2s of L1D_EXTRA / L2_EXTRA on the same accesses: the grid (grid_cases),
 the choice from it by the rule below, the cases around the choice (around_cases)
-and the function alignment kernels (FALIGN=0 skips them).  Writes
+and the function alignment kernels (--no-falign, make's FALIGN=0, skips them).  Writes
 docs/results/sweep.md and its plots (QUICK: the test image, fewer cases, no
 falign, into build/bench/sweep-quick/results: it checks the machinery, not the
-numbers); the checks are TAP on stdout.  Environment: QUICK=1, JOBS=2, FALIGN=0,
-WORK=DIR, REPORT_ONLY=1.
+numbers); the checks are TAP on stdout.  Flags (make's QUICK=1, JOBS=N, FALIGN=0,
+WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 
 The rule that chooses the default (issue 8's targets, on the model's L1D):
 
@@ -37,12 +37,11 @@ The rule that chooses the default (issue 8's targets, on the model's L1D):
 import functools
 import json
 import math
-import os
 import re
 import subprocess
 import sys
 
-from benchdata import REGIONS, ROOT, Doc, Run, facts, fmt, pct, plot_png
+from benchdata import REGIONS, ROOT, Doc, Run, facts, fmt, parser, pct, plot_png, run_args
 
 WORSE_LIMIT = 0.02
 CONTROL = "off-control"
@@ -459,11 +458,16 @@ def falign_reports(run):
     return out
 
 
-def main():
-    quick = bool(os.environ.get("QUICK"))
+def main(argv=None):
+    p = parser(__doc__)
+    p.add_argument("--no-falign", action="store_true",
+                   help="skip the function alignment kernels (a quick run always does)")
+    opts = p.parse_args(argv)
+    quick = opts.quick
     run = Run("bench-sweep", "sweep-quick" if quick else "sweep",
-              ROOT / "build/bench" / ("sweep-quick" if quick else "sweep-full"),
-              900 if quick else 2400, "l1d_extra=%s,l2_extra=%s" % (L1D_EXTRA, L2_EXTRA))
+              opts.work or ROOT / "build/bench" / ("sweep-quick" if quick else "sweep-full"),
+              900 if quick else 2400, "l1d_extra=%s,l2_extra=%s" % (L1D_EXTRA, L2_EXTRA),
+              **run_args(opts))
     results = run.work / "results" if quick else ROOT / "docs/results"
     run.meta.update(l1d_extra=L1D_EXTRA, l2_extra=L2_EXTRA)
     run.make("tools-probe")
@@ -471,7 +475,7 @@ def main():
     run.tap(colours(64, 1024) == 17, "kcolour-probe on the bench's CPU: %d colours at step 64, "
             "max_offset 1024 (want 17)" % colours(64, 1024))
     run.image("sweep", "test" if quick else "bench")
-    falign = {} if quick or os.environ.get("FALIGN", "1") != "1" else falign_reports(run)
+    falign = {} if quick or opts.no_falign else falign_reports(run)
     grid = grid_cases([1024] if quick else [256, 512, 1024, 2048, 4096],
                       [64, 1024] if quick else [64, 128, 256, 512, 1024])
     run.boot("grid", [(n, "sweep", a) for n, a in grid])

@@ -18,9 +18,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from harness import facts, kernel, qemu, tap  # noqa: E402
+from harness import facts, kconfig, kernel, qemu, series, tap, util  # noqa: E402
 
-WORK = kernel.BUILD / "falign-check"
+WORK = util.BUILD / "falign-check"
 TOOL = HERE / "falign-report"
 # Objects the series does not touch, from small to one of the largest
 # (kernel/fork.o and mm/slub.o were until v4's slab colouring changed them).
@@ -34,8 +34,8 @@ def compile_objects(tree, obj, fragments):
     obj.mkdir(parents=True, exist_ok=True)
     kmake = kernel.Kmake(tree, obj)
     try:
-        kmake.configure(kernel.fragment_files(fragments))
-    except kernel.Error:
+        kmake.configure(kconfig.fragment_files(fragments))
+    except util.Error:
         return False
     with open(obj / "compile.log", "w") as log:
         return subprocess.run(kmake.cmd(*OBJECTS, jobs=os.cpu_count()), stdout=log,
@@ -53,12 +53,12 @@ def configure_case(tree, llvm, start, case_obj, frags, expect):
         (case_obj / file).write_text("".join(s + "\n" for s in settings))
     kmake = kernel.Kmake(tree, case_obj, llvm or None)
     try:
-        kmake.configure(kernel.fragment_files([f for f in frags if f not in extra]) +
+        kmake.configure(kconfig.fragment_files([f for f in frags if f not in extra]) +
                         [case_obj / "extra.config"], verify=False,
                         start=(start / ".config").read_text())
-    except kernel.Error as e:
+    except util.Error as e:
         return ["does not configure: %s" % e]
-    return kernel.verify_config([case_obj / "expect.config"],
+    return kconfig.verify_config([case_obj / "expect.config"],
                                 (case_obj / ".config").read_text()) or None
 
 
@@ -80,8 +80,8 @@ def check_kconfig(t, tree):
         say("kconfig: the start, tinyconfig + qemu-test%s" % (" (clang%s)" % llvm if llvm else ""))
         try:
             kernel.Kmake(tree, starts[llvm], llvm or None).configure(
-                kernel.fragment_files(["qemu-test"]), verify=False)
-        except kernel.Error as e:
+                kconfig.fragment_files(["qemu-test"]), verify=False)
+        except util.Error as e:
             return str(e)
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
         failed = [e for e in pool.map(configure_start, sorted(starts)) if e]
@@ -122,7 +122,7 @@ def flags(obj, o):
     cmd = (obj / Path(o).parent / ("." + Path(o).name + ".cmd")).read_text()
     line = next(l for l in cmd.splitlines() if l.startswith("savedcmd_"))
     return [w for w in line.split(" := ", 1)[1].split(" ")
-            if w and str(kernel.BUILD) not in w and w != "-o" and
+            if w and str(util.BUILD) not in w and w != "-o" and
             not w.startswith(("-Wp,-MMD", "-I", "-include")) and not re.search(r"\.[cho]$", w)]
 
 
@@ -147,10 +147,10 @@ def check_packed(t, tree):
 
 def check_default(t, tree):
     base, patched = WORK / "default-base", WORK / "default-patched"
-    base_tree = kernel.Tree(base=True)
+    base_tree = series.Tree(base=True)
     try:
         base_tree.ensure()
-    except kernel.Error as e:
+    except util.Error as e:
         return t(False, "default: the base tree %s (%s)" % (base_tree.path, e))
     say("default: compiling %d objects in the base and the patched tree" % len(OBJECTS))
     if not (compile_objects(base_tree.path, base, ["qemu-test"]) and
@@ -184,14 +184,14 @@ def check_cfi(t, tree):
     kmake = kernel.Kmake(tree, obj, "-16")
     say("cfi: a CFI_CLANG kernel with clang-16 (the test image's fragments)")
     try:
-        kmake.configure(kernel.fragment_files(facts.image_spec("test")[1]) +
+        kmake.configure(kconfig.fragment_files(facts.image_spec("test")[1]) +
                         [obj / "extra.config"], verify=False)
         config = (obj / ".config").read_text().splitlines()
         t("CONFIG_CFI_CLANG=y" in config and "CONFIG_FUNCTION_ALIGNMENT=16" in config and
           "CONFIG_FUNCTION_ALIGNMENT_CHOICE_64B=y" not in config,
           "cfi: with CFI_CLANG, asking for 64 bytes gives FUNCTION_ALIGNMENT=16")
         kmake.build()
-    except kernel.Error as e:
+    except util.Error as e:
         return t(False, "cfi: the CFI_CLANG kernel configures and builds (%s)" % e)
     warnings = sum("warning:" in l for l in open(obj / "build.log", errors="replace"))
     t(warnings == 0, "cfi: the CFI_CLANG kernel builds with clang-16, %d warnings" % warnings)
@@ -209,13 +209,13 @@ def main():
     if subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"],
                       stdout=sys.stderr).returncode:
         return 1
-    tree = kernel.Tree()
+    tree = series.Tree()
     try:
         if reason := tree.unsaved():
             say("warning: %s: checking that working tree" % reason)
         else:
             tree.ensure()
-    except kernel.Error as e:
+    except util.Error as e:
         sys.exit("error: %s" % e)
     t = tap.Tap()
     full = sys.argv[1:] == ["full"]

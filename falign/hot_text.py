@@ -32,23 +32,20 @@ read.  OBJECT (kernel/fork.o) picks one of several static functions of one
 name; without it the build places them all.  Reorder, delete or add lines
 freely: a function the kernel lacks, or that has no section of its own, is
 the build's to skip.
-Environment (make hot-text-profile): WORK=DIR, REPORT_ONLY=1, ROOM=BYTES.
+Flags of make hot-text-profile's run (make's WORK=DIR, REPORT_ONLY=1, RESUME=1,
+JOBS=N, ROOM=BYTES): --work, --report-only, --resume, --jobs, --room.
 """
 
 import collections
 import itertools
-import importlib.util
-import os
 import re
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
-_spec = importlib.util.spec_from_file_location(
-    "profile_diff", HERE.parent / "bench/cachesim/profile-diff.py")
-profile_diff = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(profile_diff)
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench"), str(HERE.parent / "bench/cachesim")]
+import profile_diff  # noqa: E402
+from harness import util  # noqa: E402
 
 DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
 WSET = "hot-text-train"
@@ -68,13 +65,13 @@ OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
 NOT_KERNEL = ("[user]", "[unknown]")
 
 
-class Error(Exception):
-    pass
+class Error(util.Error):
+    """A profile or its inputs are wrong: the message says which file and line."""
 
 
 def symbols(system_map):
     """A System.map's text symbols, for address -> function lookups
-    (profile-diff.py's, which also names user space and the unknown)."""
+    (profile_diff.py's, which also names user space and the unknown)."""
     with open(system_map) as f:
         return profile_diff.Symbols(f)
 
@@ -184,16 +181,19 @@ def from_perf(system_map, perf_script):
     return counts
 
 
-def train():
+def train(argv):
     """make hot-text-profile: one boot of the bench image at -smp 1."""
-    from benchdata import Run, bench_caches, plugin_geometry, table_path
+    from benchdata import Run, bench_caches, parser, plugin_geometry, run_args, table_path
+    p = parser(__doc__, quick=False)
+    p.add_argument("--room", metavar="BYTES", type=int,
+                   help="a workload's part of the region (default half the L1I)")
+    opts = p.parse_args(argv)
     caches = bench_caches()
-    run = Run("hot-text-profile", WSET, Path(os.environ.get("WORK") or
-                                             HERE.parent / "build/bench/hot-text-profile"),
-              1800, plugin_geometry(caches), tables=("profile",))
-    room = os.environ.get("ROOM") or str(caches["L1I"][0] // ROOM_SHARE)
+    run = Run("hot-text-profile", WSET, opts.work or HERE.parent / "build/bench/hot-text-profile",
+              1800, plugin_geometry(caches), tables=("profile",), **run_args(opts))
+    room = str(opts.room if opts.room is not None else caches["L1I"][0] // ROOM_SHARE)
     if not room.isdigit():
-        raise Error("ROOM=%s: not a number of bytes" % room)
+        raise Error("--room %s: not a number of bytes" % room)
     run.image("bench", "bench")
     run.boot("train", [("train", "bench", "bench_layout=1")])
     if not run.check_boots(["train"]):
@@ -224,8 +224,8 @@ def main(argv):
         elif argv[:1] == ["check"] and len(argv) == 2:
             rows = read(argv[1])
             print("%s: %d functions, hottest %s" % (argv[1], len(rows), rows[0][1]))
-        elif not argv:
-            return train()
+        elif not argv or argv[0].startswith("-"):
+            return train(argv)
         else:
             print(__doc__.strip(), file=sys.stderr)
             return 2

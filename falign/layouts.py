@@ -19,20 +19,19 @@ to the next.
 QUICK: make check's images, in layout 1: the test image without and with
 pads, and the image without colouring, built with HOT_TEXT_ORDER (the
 series' default profile); the machinery only.
-Environment: QUICK=1, CHOICES="IMAGE ..." (some of the falign rows, in their
-order; the first is the reference), JOBS=2, WORK=DIR, REPORT_ONLY=1, RESUME=1.
+Flags (make's QUICK=1, CHOICES="IMAGE ...", JOBS=N, WORK=DIR, REPORT_ONLY=1,
+RESUME=1): --help.
 """
 
 import collections
-import os
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
-                       facts, fmt, net, plot_png, plugin_geometry, read_conflicts, table_path,
-                       verdict)
+                       facts, fmt, net, parser, plot_png, plugin_geometry, read_conflicts,
+                       run_args, table_path, verdict)
 import hot_text  # noqa: E402
 from hot_text import symbols  # noqa: E402
 
@@ -323,14 +322,20 @@ class Report(Doc):
                 "and highest, in %% of %s's median.", self.choices[0][1])
 
 
-def main():
-    quick = bool(os.environ.get("QUICK"))
+def main(argv=None):
+    p = parser(__doc__)
+    p.add_argument("--choices", metavar='"IMAGE ..."',
+                   help="some of facts.tsv's falign rows, in their order; the first is the "
+                   "reference (default all; not in a --quick run)")
+    opts = p.parse_args(argv)
+    quick = opts.quick
     caches = bench_caches()
     size, ways, line = caches["L1I"]
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
-    work = ROOT / "build/bench" / ("falign-layouts-quick" if quick else "falign-layouts")
+    work = opts.work or ROOT / "build/bench" / ("falign-layouts-quick" if quick else "falign-layouts")
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
-              900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",))
+              900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",),
+              **run_args(opts))
     ordered = []    # the keys of images built with HOT_TEXT_ORDER
     if quick:   # make check's images: the test image, its padded twin, and off (HOT_TEXT_ORDER)
         if ORDERED not in facts.image_spec("off")[1]:
@@ -343,7 +348,7 @@ def main():
         keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], ["off.L1"]
     else:
         choices = [(c, label) for c, (label,) in facts.table("falign").items()
-                   if c in (os.environ.get("CHOICES") or c).split()]
+                   if c in (opts.choices or c).split()]
         keys = []
         for c, _ in choices:
             for lay in layouts:

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """make falign-report: the kernel of each function alignment choice (facts.tsv's
 falign rows), falign-report --json on its vmlinux, and the table written to
-docs/results/falign.md (OUT=FILE: elsewhere) and printed; then, under it, the
+docs/results/falign.md (--out FILE, make's OUT=FILE: elsewhere) and printed; then, under it, the
 L1I misses of the same choices across text layouts, from make
 falign-layouts's docs/results/falign-layouts.md (which make falign-report
 runs first)."""
+import argparse
 import json
-import os
 import re
 import subprocess
 import sys
@@ -15,7 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from harness import facts, kernel, qemu  # noqa: E402
+from harness import facts, kernel, qemu, util  # noqa: E402
 
 HEAD = """# Function alignment: text size against cache lines touched
 
@@ -79,8 +79,11 @@ def layouts_section(path):
         "whole:\n%s" % (path.name, body.replace("\n## ", "\n### "))
 
 
-def main():
-    out = Path(os.environ.get("OUT") or facts.ROOT / "docs/results/falign.md")
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--out", metavar="FILE", type=Path,
+                   default=facts.ROOT / "docs/results/falign.md", help="where the table goes (default docs/results/falign.md)")
+    out = p.parse_args(argv).out
     subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"], check=True)
     rows = []
     try:
@@ -91,7 +94,7 @@ def main():
             config = dict(re.findall(r'^(CONFIG_(?:FUNCTION_ALIGNMENT|CC_VERSION_TEXT))="?(.*?)"?$',
                                      (img.path / "config").read_text(), re.M))
             rows.append((label, config, json.loads(r.stdout)["files"][0]))
-    except kernel.Error as e:
+    except util.Error as e:
         sys.exit("error: %s" % e)
     qemu.say("falign-report", "writing %s" % out)
     out.parent.mkdir(parents=True, exist_ok=True)

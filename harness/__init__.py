@@ -3,8 +3,12 @@ tools/testing/kunit (kunit_kernel.py's LinuxSourceTree, qemu_configs/ as
 data, kunit_parser.py).  Standard library only.
 
     facts     the one data file, facts.tsv: images, models, workloads, paths
-    kernel    the tree (make tree / export) and image(name): a built, cached,
-              reproducible kernel image
+    util      what the others share: BUILD, CACHE, Error, say(), git()
+    series    the patch series and build/linux (make tree / export)
+    kconfig   the fragments: configure, verify, menuconfig
+    kernel    image(name): a built, cached, reproducible kernel image; Kmake
+    bisect_check
+              every commit of the series built on its own
     qemu      Boot(...): one QEMU run; run(boots): a pool, built in or GNU
               parallel, over the same job list
     tap       one KTAP/TAP writer and reader, with skip and nesting

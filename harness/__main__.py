@@ -4,8 +4,9 @@ of tools/testing/kunit/kunit.py."""
 
 import argparse
 import sys
+from pathlib import Path
 
-from . import kernel, qemu, tap
+from . import bisect_check, kernel, qemu, series, tap, util
 
 
 def image_check(name):
@@ -15,14 +16,16 @@ def image_check(name):
         t(True, "the %s image builds (%s)" % (name, img.how))
         again = kernel.image(name, rebuild=True)
         t(True, "rebuilt in a fresh object dir: the same bzImage, byte for byte (%s)" % again.how)
-    except kernel.Error as e:
+    except util.Error as e:
         t(False, "the %s image builds, and again to the same bzImage: %s" % (name, e))
     return t.plan()
 
 
 def check(a):
-    from . import suites
-    return suites.main(a.full)
+    from . import check as runner, suites
+    if a.logdir:
+        runner.LOGDIR = a.logdir.resolve()
+    return suites.main(a.full, a.fuzz_seconds, a.jobs)
 
 
 def fragments(a):
@@ -45,18 +48,24 @@ COMMANDS = {
     "image-check": ("TAP: the image builds, and again in a fresh object dir to the same bytes",
                     lambda a: image_check(a.name), [(["name"], {})]),
     "tree": ("base + every series as commits in build/linux",
-             lambda a: kernel.lay_tree(a.force),
+             lambda a: series.lay_tree(a.force),
              [(["--force"], {"action": "store_true", "help": "discard unsaved work"})]),
-    "export": ("build/linux's commits -> kernel-patches/", lambda a: kernel.export(), []),
+    "export": ("build/linux's commits -> kernel-patches/", lambda a: series.export(), []),
     "menuconfig": ("menuconfig in an image's object dir",
                    lambda a: kernel.menuconfig(a.name, fragments(a)), [NAME, FRAGMENTS]),
     "bisect-check": ("build every commit of the series on its own",
-                     lambda a: kernel.bisect_check(), []),
+                     lambda a: bisect_check.main(), []),
     "initramfs": ("a busybox initramfs with these files",
                   lambda a: print(qemu.initramfs(a.out, [f.split(":", 1) for f in a.files])),
                   [(["out"], {}), (["files"], {"nargs": "*", "metavar": "SRC:DEST"})]),
     "check": ("make check: every suite, then 'N passed, N failed, N skipped'", check,
-              [(["--full"], {"action": "store_true", "help": "make check-full's heavy variants"})]),
+              [(["--full"], {"action": "store_true", "help": "make check-full's heavy variants"}),
+               (["--fuzz-seconds"], {"type": int, "metavar": "N",
+                                     "help": "the fuzz suite's seconds (default 60, --full 600)"}),
+               (["--jobs"], {"type": int, "metavar": "N",
+                             "help": "the selftests' and smoke runs' boots at a time (default 2)"}),
+               (["--logdir"], {"type": Path, "metavar": "DIR",
+                               "help": "each suite's TAP and stderr (default build/test-logs)"})]),
 }
 
 
@@ -75,7 +84,7 @@ def main(argv):
     a = parser().parse_args(argv)
     try:
         return a.run(a) or 0
-    except kernel.Error as e:
+    except util.Error as e:
         print("error: %s" % e, file=sys.stderr)
         return 1
 

@@ -13,12 +13,11 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
-from . import facts, kernel, tap
+from . import facts, tap, util
 
 PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
-LOGDIR = Path(os.environ.get("LOGDIR") or facts.ROOT / "build/test-logs")
+LOGDIR = facts.ROOT / "build/test-logs"   # python3 -m harness check --logdir DIR
 
 
 def run_suite(name, cmd, env=None):
@@ -39,7 +38,7 @@ def run_suite(name, cmd, env=None):
                     err_lines.append(line)
                     err.write(line)
                     if PROGRESS.match(line):
-                        sys.stdout.write("   %6s %s" % (kernel.fmt_time(time.time() - start), line))
+                        sys.stdout.write("   %6s %s" % (util.fmt_time(time.time() - start), line))
                         sys.stdout.flush()
         t = threading.Thread(target=relay)
         t.start()

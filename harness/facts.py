@@ -2,12 +2,13 @@
 
 import os
 from pathlib import Path
+from typing import Dict, List, Tuple, Union
 
 ROOT = Path(__file__).resolve().parents[1]
 FACTS = ROOT / "facts.tsv"
 
 
-def rows(kind):
+def rows(kind: str) -> List[List[str]]:
     """The fields after KIND of every line of that kind, in file order."""
     out = []
     with open(FACTS) as f:
@@ -18,12 +19,12 @@ def rows(kind):
     return out
 
 
-def table(kind):
+def table(kind: str) -> Dict[str, List[str]]:
     """{NAME: [VALUE...]} of one kind."""
     return {r[0]: r[1:] for r in rows(kind)}
 
 
-def path(name):
+def path(name: str) -> Path:
     """A path fact, absolute; $FIXTURES overrides the fixtures, and a path
     that starts with "fixtures/" is inside them."""
     if name == "fixtures" and os.environ.get("FIXTURES"):
@@ -34,18 +35,18 @@ def path(name):
     return (ROOT / value).resolve()
 
 
-def image_spec(name):
+def image_spec(name: str) -> Tuple[str, List[str]]:
     """(tree, [fragment names]) of a named image; KeyError if unknown."""
     tree, frags = table("image")[name]
     return tree, frags.split()
 
 
-def models():
+def models() -> Dict[str, Dict[str, Union[str, bool]]]:
     """{model: {source, l1d, l2, sysfs}} of the QEMU models tested."""
     return {m: dict(source=s, l1d=d, l2=l2, sysfs=y == "yes")
             for m, s, d, l2, y in rows("model")}
 
 
-def workloads(wset):
+def workloads(wset: str) -> List[str]:
     """The guest commands of a workload set, in order."""
     return [cmd for s, cmd in rows("workload") if s == wset]

@@ -2,16 +2,17 @@
 qemu_configs/ as the models of facts.tsv).
 
     Boot(name, image, initramfs, out, ...)   one boot; .job() is its shell line
-    run(boots, jobs)                         every boot, `jobs` at a time, by the
+    run(boots, jobs, engine)                 every boot, `jobs` at a time, by the
                                              built-in pool or GNU parallel
-                                             (KCOLOUR_POOL=parallel), from the
+                                             (engine="parallel"), from the
                                              same job list; -> [Result]
 
 A job is one line of shell that runs harness/qemu-run.sh (the leaf tool that
 knows QEMU's options) and leaves, beside the console log OUT/NAME.log, its
 exit status in NAME.rc, its seconds in NAME.secs and QEMU's own messages in
-NAME.err, so both engines give the same files.  With KCOLOUR_POOL=parallel and PARALLEL_ARGS=
-"--sshloginfile FILE" the jobs run on several machines (docs/harness.md).
+NAME.err, so both engines give the same files.  With engine="parallel" (a bench
+tool's --pool parallel) and PARALLEL_ARGS="--sshloginfile FILE", GNU parallel's
+own options, the jobs run on several machines (docs/harness.md).
 """
 
 import gzip
@@ -26,6 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import util
 from .facts import ROOT
 
 QEMU_RUN = ROOT / "harness/qemu-run.sh"
@@ -107,10 +109,11 @@ class Result:
         return self.status == 0
 
 
-def run(boots, jobs=None, engine=None):
-    """Run every boot, `jobs` at a time; the results in the order given."""
-    jobs = int(jobs or os.environ.get("JOBS") or 2)
-    engine = engine or os.environ.get("KCOLOUR_POOL") or "builtin"
+def run(boots, jobs=2, engine="builtin"):
+    """Run every boot, `jobs` at a time (the scripts' --jobs), by the engine
+    "builtin" or "parallel" (--pool); the results in the order given."""
+    jobs = int(jobs or 2)
+    engine = engine or "builtin"
     if not boots:
         return []
     for b in boots:
@@ -128,7 +131,7 @@ def run(boots, jobs=None, engine=None):
             list(pool.map(lambda b: subprocess.run(["bash", "-c", b.job()],
                                                    stdin=subprocess.DEVNULL), boots))
     else:
-        raise ValueError("KCOLOUR_POOL=%s: want builtin or parallel" % engine)
+        raise util.Error("pool %s: want builtin or parallel" % engine)
     return [b.result() for b in boots]
 
 
@@ -184,7 +187,7 @@ def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
     inputs give the same bytes: fixed times, sorted names."""
     if not os.access(busybox, os.X_OK) or \
             subprocess.run(["ldd", busybox], capture_output=True).returncode == 0:
-        raise RuntimeError("%s is missing or not static (apt-get install busybox-static)" % busybox)
+        raise util.Error("%s is missing or not static (apt-get install busybox-static)" % busybox)
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
         for d in "bin sbin usr/bin usr/sbin dev proc sys tmp root etc".split():
@@ -206,7 +209,7 @@ def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
             elif Path(src).exists():
                 shutil.copy2(src, dest)
             else:
-                raise RuntimeError("initramfs: %s does not exist" % src)
+                raise util.Error("initramfs: %s does not exist" % src)
         names = sorted(str(p.relative_to(stage)) for p in stage.rglob("*"))
         for n in names:
             os.utime(stage / n, (0, 0), follow_symlinks=False)
@@ -233,7 +236,7 @@ def programs(paths):
             return
         seen.add(path)
         if not path.exists():
-            raise RuntimeError("initramfs: %s does not exist (make deps)" % path)
+            raise util.Error("initramfs: %s does not exist (make deps)" % path)
         out.append((path.resolve(), path))
         files = sorted(path.rglob("*.so*")) if path.is_dir() else [path]
         for f in files:

@@ -5,7 +5,6 @@ Kernel images are cached outside the clone (harness/kernel.py), so a second
 run only boots.
 """
 
-import os
 import sys
 
 from . import check, facts
@@ -22,9 +21,12 @@ def single(what, cmd):
             % (cmd, what, what)]
 
 
-def suites(full):
+def suites(full, fuzz_seconds=None, jobs=None):
+    """(name, command[, env]) in order; fuzz_seconds and jobs (the boots' at a
+    time) from python3 -m harness check's flags."""
     fixtures = str(facts.path("fixtures"))
-    fuzz = os.environ.get("FUZZ_SECONDS") or ("600" if full else "60")
+    j = ["--jobs", str(jobs)] if jobs else []
+    fuzz = str(fuzz_seconds or (600 if full else 60))
     build = ("make -s -C tools-probe && cc %s -o %s/test-geom %s/test-geom.c "
              "tools-probe/lib/kcolour_decode.c tools-probe/lib/kcolour_geom.c && "
              "cc %s -o %s/test-dump %s/test-dump.c tools-probe/cpuid_dump.c"
@@ -34,12 +36,12 @@ def suites(full):
         ("geom-unit", [T + "/test-geom"]),
         ("dump-unit", [T + "/test-dump"], {"FIXTURES": fixtures}),
         ("probe-cli", ["bash", T + "/test-cli.sh", "tools-probe/kcolour-probe", fixtures]),
-        ("fixtures", [PY, T + "/check-fixtures.py", "tools-probe/kcolour-probe"]),
-        ("cpuid-tool", [PY, T + "/check-cpuid-tool.py", "tools-probe/kcolour-probe"]),
-        ("leaf2-table", [PY, T + "/check-leaf2-table.py", "tools-probe/kcolour-probe"]),
+        ("fixtures", [PY, T + "/check_fixtures.py", "tools-probe/kcolour-probe"]),
+        ("cpuid-tool", [PY, T + "/check_cpuid_tool.py", "tools-probe/kcolour-probe"]),
+        ("leaf2-table", [PY, T + "/check_leaf2_table.py", "tools-probe/kcolour-probe"]),
         ("shared-style", ["bash", "scripts/check-shared-style.sh"]),
         ("fuzz", ["bash", T + "/fuzz.sh", fixtures, "build/fuzz", fuzz]),
-        ("harness-unit", [PY, "harness/tests/test-harness.py"]),
+        ("harness-unit", [PY, "harness/tests/test_harness.py"]),
         # Every Python file the project tracks: no unused import or name.
         ("pyflakes", single("pyflakes finds nothing in the tracked Python files",
                             "git ls-files -z '*.py' | xargs -0 pyflakes3")),
@@ -53,58 +55,58 @@ def suites(full):
         ("series", ["bash", "scripts/check-series.sh"]),
         # The percentages the cacheinfo fixes and the colouring quote are
         # docs/results' (the alignment series' are not all there yet).
-        ("figures", [PY, "scripts/check-figures.py", "stable", "."]),
-        ("static", [PY, "scripts/check-static.py"] + (["full"] if full else [])),
+        ("figures", [PY, "scripts/check_figures.py", "stable", "."]),
+        ("static", [PY, "scripts/check_static.py"] + (["full"] if full else [])),
         # The profile format, and the series' hot-text linker script
         # generator (after static, which lays build/linux).
-        ("hot-text-unit", [PY, "falign/tests/test-hot-text.py"]),
+        ("hot-text-unit", [PY, "falign/tests/test_hot_text.py"]),
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
         # runs every choice in three layouts).
-        ("falign-layouts-quick", [PY, "falign/layouts.py"], {"QUICK": "1"}),
+        ("falign-layouts-quick", [PY, "falign/layouts.py", "--quick"] + j),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
         # The KUnit suite as the kernel's own runner runs it: kunit.py exec
         # on the test image (full: kunit.py run, its own kernel, too).
-        ("kunit-py", [PY, "selftests/kunit-py.py"]),
-    ] + ([("kunit-py-run", [PY, "selftests/kunit-py.py", "run"])] if full else []) + [
+        ("kunit-py", [PY, "selftests/kunit_py.py"]),
+    ] + ([("kunit-py-run", [PY, "selftests/kunit_py.py", "run"])] if full else []) + [
         # The kselftests installed and run as test labs run them.
-        ("kselftest-lab", [PY, "selftests/kselftest-lab.py"]),
+        ("kselftest-lab", [PY, "selftests/kselftest_lab.py"]),
         # The task_struct usercopy whitelist under colouring, LKDTM's way (full:
         # on the KASAN + lockdep image too).
         ("usercopy", [PY, "selftests/usercopy.py"] + ([] if full else ["test"])),
-        ("demo-matrix", [PY, "selftests/check-demo.py"]),
-        ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"]),
+        ("demo-matrix", [PY, "selftests/check_demo.py"]),
+        ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"] + j),
         # trinity and fork storms (full: on the KASAN + lockdep image).
         ("reliability", [PY, "selftests/reliability.py", "full" if full else "check"]),
         # The cache simulator bench and the sweep, reduced (make bench and
         # make bench-sweep run them whole); perf-ab's parsing and statistics
         # on canned perf stat output, and its run here (no counters on a VM).
-        ("bench-unit", [PY, "bench/tests/test-bench.py"]),
-        ("bench-quick", [PY, "bench/bench.py"], {"QUICK": "1"}),
+        ("bench-unit", [PY, "bench/tests/test_bench.py"]),
+        ("bench-quick", [PY, "bench/bench.py", "--quick"] + j),
         # Who misses and who evicts on the direct map: the join, then a run.
-        ("attribution-unit", [PY, "bench/tests/test-attribution.py"]),
-        ("attribution-quick", [PY, "bench/attribution.py"], {"QUICK": "1"}),
+        ("attribution-unit", [PY, "bench/tests/test_attribution.py"]),
+        ("attribution-quick", [PY, "bench/attribution.py", "--quick"] + j),
         # Which caches' slab colours help beyond task_struct: the parsing,
         # then a run (task, and mm_struct coloured by slab_colour=).
-        ("slab-colour-unit", [PY, "bench/tests/test-slab-colour.py"]),
-        ("slab-colour-quick", [PY, "bench/slab_colour.py"], {"QUICK": "1"}),
+        ("slab-colour-unit", [PY, "bench/tests/test_slab_colour.py"]),
+        ("slab-colour-quick", [PY, "bench/slab_colour.py", "--quick"] + j),
         # Two real CPUs' caches in every boot (K8, Tiger Lake), and
         # make bench-cpu on a dump that is no fixture: this machine's own.
-        ("bench-cpus-quick", [PY, "bench/cpus.py"], {"QUICK": "1"}),
+        ("bench-cpus-quick", [PY, "bench/cpus.py", "--quick"] + j),
         ("bench-cpu-quick", ["sh", "-c", "mkdir -p build && cpuid -r >build/host.cpuid-r.txt && "
-                             "DUMP=build/host.cpuid-r.txt exec %s bench/cpus.py" % PY],
-         {"QUICK": "1"}),
-        ("bench-sweep-quick", [PY, "bench/sweep.py"], {"QUICK": "1"}),
-        ("perf-ab-unit", [PY, "bench/tests/test-perfab.py"]),
+                             "exec %s bench/cpus.py --quick --dump build/host.cpuid-r.txt %s"
+                             % (PY, " ".join(j))]),
+        ("bench-sweep-quick", [PY, "bench/sweep.py", "--quick"] + j),
+        ("perf-ab-unit", [PY, "bench/tests/test_perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
     ]
 
 
-def main(full):
+def main(full, fuzz_seconds=None, jobs=None):
     if not facts.path("fixtures").is_dir():
         print("error: no fixtures at %s (../shared beside the clone?)" % facts.path("fixtures"),
               file=sys.stderr)
         return 2
-    return check.main(suites(full))
+    return check.main(suites(full, fuzz_seconds, jobs))

@@ -13,10 +13,10 @@
 .PHONY: bench bench-sweep
 
 bench: deps probe-build ## cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
-	@QUICK=$(QUICK) python3 bench/bench.py
+	@python3 bench/bench.py $(BENCH_FLAGS)
 
 bench-sweep: deps probe-build ## colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
-	@QUICK=$(QUICK) python3 bench/sweep.py
+	@python3 bench/sweep.py $(BENCH_FLAGS) $(if $(filter-out 1,$(FALIGN)),--no-falign)
 
 # make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
 # conflict misses, both sides of each, from the plugin's conflicts= and the
@@ -24,7 +24,7 @@ bench-sweep: deps probe-build ## colouring parameter sweep, the default chosen f
 # (QUICK=1: build/bench/attribution-quick).
 .PHONY: bench-attribution
 bench-attribution: deps probe-build ## which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
-	@QUICK=$(QUICK) python3 bench/attribution.py
+	@python3 bench/attribution.py $(BENCH_FLAGS)
 
 # make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
 # its slabs coloured as task_struct's on top of kstack_colour=task, then the
@@ -32,7 +32,7 @@ bench-attribution: deps probe-build ## which direct-map objects miss by conflict
 # (QUICK=1: build/bench/slab-colour-quick).
 .PHONY: bench-slab-colour
 bench-slab-colour: deps probe-build ## which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
-	@QUICK=$(QUICK) python3 bench/slab_colour.py
+	@python3 bench/slab_colour.py $(BENCH_FLAGS)
 
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
 # real CPUs (benchcpu), all simulated in every boot: off, a grid of colour
@@ -42,11 +42,11 @@ bench-slab-colour: deps probe-build ## which caches' slab colours help beyond ta
 # one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
 .PHONY: bench-cpus bench-cpu
 bench-cpus: deps probe-build ## colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
-	@QUICK=$(QUICK) python3 bench/cpus.py
+	@python3 bench/cpus.py $(BENCH_FLAGS)
 
 bench-cpu: deps probe-build ## the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
-	@DUMP="$(abspath $(DUMP))" QUICK=$(QUICK) python3 bench/cpus.py
+	@python3 bench/cpus.py --dump "$(abspath $(DUMP))" $(BENCH_FLAGS)
 
 # make bench-fork: fork+exit throughput with kernel stack colouring off
 # against on (the kernel.kstack_colour sysctl switched between rounds), as a
@@ -55,6 +55,12 @@ bench-cpu: deps probe-build ## the same on one CPUID dump, any machine's (DUMP=F
 #   FORKS=2000 ROUNDS=8 JOBS=2   forks per worker, timed rounds, workers
 #   IMAGE=bzImage|name           another kernel (default facts.tsv's bench)
 #   APPEND="args"                more kernel arguments (kstack_colour=task, ...)
+#   TIMEOUT=600 WORK=DIR           the boot's timeout, the work dir (bench/forkrate.py --help)
 .PHONY: bench-fork
+# IMAGE only when given (mk/kernel.mk's default is make kernel's test image).
+FORK_FLAGS = $(strip $(if $(FORKS),--forks $(FORKS)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
+	$(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+	$(if $(WORK),--work "$(abspath $(WORK))") $(if $(APPEND),--append "$(APPEND)") \
+	$(if $(filter command line environment,$(origin IMAGE)),--image "$(IMAGE)"))
 bench-fork: deps ## fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
-	@python3 bench/forkrate.py
+	@python3 bench/forkrate.py $(FORK_FLAGS)

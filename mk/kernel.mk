@@ -1,5 +1,6 @@
 # Kernel tree, build and boot targets (included by the top Makefile); each
-# is an entry point over harness/ (python3 -m harness, harness/kernel.py).
+# is an entry point over harness/ (python3 -m harness: harness/series.py lays and
+# exports the tree, harness/kernel.py builds and caches the images).
 #
 #   make tree                 base kernel + kernel-patches/series as commits in build/linux
 #                             (KSRC=/path/to/git/tree for another base, FORCE=1 to discard work)
@@ -36,13 +37,15 @@ initramfs: ## busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src
 	@$(HARNESS) initramfs $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
 
 kernel-smoke: ## the image without colouring, booted on two CPU models
-	@python3 selftests/smoke.py
+	@python3 selftests/smoke.py $(if $(SMOKE_CPUS),--cpus "$(SMOKE_CPUS)")
 
 .PHONY: demo
+DEMO_FLAGS = $(strip $(if $(CPU),--cpu "$(CPU)") $(if $(N),--tasks $(N)) \
+	$(if $(APPEND),--append "$(APPEND)") $(if $(TIMEOUT),--timeout $(TIMEOUT)))
 
 # The main job: see selftests/demo.py (CPU=model N=tasks APPEND="args").
 demo: deps ## main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
-	@python3 selftests/demo.py
+	@python3 selftests/demo.py $(DEMO_FLAGS)
 
 .PHONY: selftests
 
@@ -50,7 +53,7 @@ demo: deps ## main job: build the patched kernel, boot it under QEMU, show what 
 # check's cases) or SET=full; CASES=regex picks cases by name.
 SET ?= check
 selftests: deps ## the selftest matrix under QEMU (SET=check|full, CASES=regex)
-	@python3 selftests/matrix.py $(SET)
+	@python3 selftests/matrix.py $(SET) $(if $(CASES),--cases '$(CASES)') $(if $(JOBS),--jobs $(JOBS))
 
 .PHONY: bisect-check
 
@@ -68,17 +71,17 @@ reliability: deps ## trinity and fork storms, memory with 10,000 threads (SET=ch
 .PHONY: static-check
 
 # sparse, W=1, kernel-doc, coccicheck and get_maintainer.pl on what the series
-# touch, against the base kernel (scripts/check-static.py; make check runs it
+# touch, against the base kernel (scripts/check_static.py; make check runs it
 # with coccicheck on the new files only).
 static-check: deps ## sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
-	@python3 scripts/check-static.py full
+	@python3 scripts/check_static.py full
 
 .PHONY: falign-report
 
 # One kernel per function alignment choice, compared, and each choice across
 # text layouts (make falign-layouts, run first) -> docs/results/falign.md.
 falign-report: deps falign-layouts ## one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
-	@python3 falign/report.py
+	@python3 falign/report.py $(if $(OUT),--out "$(abspath $(OUT))")
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
 # layouts (the bench series' seeded pads), booted under the cache simulator:
@@ -86,7 +89,7 @@ falign-report: deps falign-layouts ## one kernel per function alignment choice, 
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
 falign-layouts: deps probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
-	@QUICK=$(QUICK) python3 falign/layouts.py
+	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)")
 
 # make hot-text-profile: the kernel functions the ring and the fork loop run,
 # hottest first, from the cache simulator's instruction profile of the bench
@@ -95,4 +98,4 @@ falign-layouts: deps probe-build ## L1I misses of each alignment choice in three
 # also reads perf script output from real hardware).
 .PHONY: hot-text-profile
 hot-text-profile: deps probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
-	@python3 falign/hot_text.py
+	@python3 falign/hot_text.py $(RUN_FLAGS) $(if $(ROOM),--room $(ROOM))

@@ -12,7 +12,7 @@ probe: probe-build ## build kcolour-probe and show this machine's caches
 	@$(PROBE)
 
 check: deps ## run every test (ends with 'N passed, N failed, N skipped')
-	@python3 -m harness check
+	@python3 -m harness check $(if $(FUZZ_SECONDS),--fuzz-seconds $(FUZZ_SECONDS)) $(if $(JOBS),--jobs $(JOBS)) $(if $(LOGDIR),--logdir "$(abspath $(LOGDIR))")
 
 check-full: deps ## make check plus the heavy variants (selftest matrix, 600 s fuzzing, kunit.py's own kernel, reliability SET=full)
-	@python3 -m harness check --full
+	@python3 -m harness check --full $(if $(FUZZ_SECONDS),--fuzz-seconds $(FUZZ_SECONDS)) $(if $(JOBS),--jobs $(JOBS)) $(if $(LOGDIR),--logdir "$(abspath $(LOGDIR))")

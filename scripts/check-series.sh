@@ -163,14 +163,15 @@ done
 # 2c. No commit widens the task_struct usercopy whitelist (v4 widened it by
 #     "usersize += room" for ten commits): at every commit of the laid
 #     tree, the functions that compute it are the base's, and nothing adds
-#     to usersize or useroffset (harness/kernel.py whitelist_widened()).
+#     to usersize or useroffset (harness/series.py whitelist_widened()).
 widened=$(python3 - "$scratch/linux" <<'PY' 2>&1
 import sys
-from harness import kernel
+from harness.series import whitelist_widened
+from harness.util import git
 tree = sys.argv[1]
-for c in kernel.git(tree, "rev-list", "--reverse", "kcolour-base..HEAD").split():
-    for w in kernel.whitelist_widened(tree, c):
-        print(kernel.git(tree, "log", "-1", "--format=%h %s", c) + ": " + w)
+for c in git(tree, "rev-list", "--reverse", "kcolour-base..HEAD").split():
+    for w in whitelist_widened(tree, c):
+        print(git(tree, "log", "-1", "--format=%h %s", c) + ": " + w)
 PY
 )
 [ -z "$widened" ] || echo "$widened" | sed 's/^/# /'

@@ -20,8 +20,8 @@ PACKAGES=(
 	gcc-multilib libc6-dev-i386 libcap-dev
 	# plots
 	gnuplot-nox
-	# make check's pyflakes suite
-	python3-pyflakes
+	# make check's pyflakes suite, and mypy on the harness's typed modules
+	python3-pyflakes mypy
 	# the bench's real programs, copied into its guest (facts.tsv's guest lines)
 	lighttpd apache2-utils rt-tests
 	# the function alignment's Kconfig cases under clang (kCFI needs clang 16)

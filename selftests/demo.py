@@ -3,12 +3,13 @@
 its cache geometry beside the probe's in the guest, the guest's sysfs and facts.tsv's
 model, and the colours of N forked tasks; every comparison a TAP line too.
 
-usage: [CPU=Skylake-Client] [N=64] [APPEND="kernel args"] [TIMEOUT=180] selftests/demo.py
+usage: selftests/demo.py [--cpu MODEL] [--tasks N] [--append "ARGS"] [--timeout SECONDS]
+(make demo CPU=Skylake-Client N=64 APPEND="kernel args" TIMEOUT=180)
 """
+import argparse
 import functools
 import io
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,10 +17,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from harness import facts, kernel, qemu  # noqa: E402
+from harness import facts, kernel, qemu, util  # noqa: E402
 from harness.tap import Tap, parse  # noqa: E402
 
-OUT = kernel.BUILD / "demo"
+OUT = util.BUILD / "demo"
 FIELDS = ("size", "ways", "line", "sets")
 
 
@@ -33,12 +34,12 @@ def guest_tools(bindir, demo=True, log=None):
                      str(bindir / "kcolour-demo"), str(ROOT / "selftests/kcolour-demo.c")])
     for c in cmds:
         if subprocess.run(c, stdout=log or sys.stderr, stderr=subprocess.STDOUT).returncode:
-            raise RuntimeError("building the guest %s failed%s"
+            raise util.Error("building the guest %s failed%s"
                                % (Path(c[-1]).stem, " (see %s)" % log.name if log else ""))
 
 
 def prepare():
-    """(the test Image, the demo's initramfs); raises kernel.Error or RuntimeError."""
+    """(the test Image, the demo's initramfs); raises util.Error or RuntimeError."""
     image = kernel.image("test")
     qemu.say("demo", "kernel: the test image, %s" % image.how)
     qemu.say("demo", "guest tools: static kcolour-probe and kcolour-demo")
@@ -163,11 +164,11 @@ def report(console, model, tasks, tap, out=sys.stdout):
     return not tap.failed
 
 
-def run(prep, cpu, tasks, append=""):
+def run(prep, cpu, tasks, append="", timeout=180):
     """One demo boot, prep from prepare(): (qemu.Result, all passed, the report's lines
     with their TAP, unplanned).  tsc=reliable: under a loaded TCG host the clocksource
     watchdog would print its warning into the middle of the demo's records."""
-    b = qemu.Boot(cpu, *prep, OUT, model=cpu, smp=2, timeout=int(os.environ.get("TIMEOUT") or 180),
+    b = qemu.Boot(cpu, *prep, OUT, model=cpu, smp=2, timeout=timeout,
                   args=["tsc=reliable", "kcolour_demo_tasks=%d" % tasks] + append.split())
     qemu.say("demo", "boot: -cpu %s -smp 2, %d tasks%s (console: %s.log)"
              % (cpu, tasks, ", " + append if append else "", b.file))
@@ -181,16 +182,26 @@ def run(prep, cpu, tasks, append=""):
     return r, ok, out.getvalue().splitlines()
 
 
-def main():
-    cpu, n = os.environ.get("CPU") or "Skylake-Client", os.environ.get("N") or "64"
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cpu", metavar="MODEL", default="Skylake-Client",
+                   help="a QEMU model of facts.tsv (default Skylake-Client)")
+    p.add_argument("--tasks", "-n", metavar="N", default="64",
+                   help="tasks to fork, 1 to 4096 (default 64)")
+    p.add_argument("--append", metavar='"ARGS"', default="", help="more kernel arguments")
+    p.add_argument("--timeout", metavar="SECONDS", type=int, default=180,
+                   help="the boot's timeout (default 180)")
+    opts = p.parse_args(argv)
+    cpu, n = opts.cpu, opts.tasks
     if not re.fullmatch(r"[0-9]+", n) or not 1 <= int(n) <= 4096:
         sys.exit("error: demo: N=%s: want a task count from 1 to 4096" % n)
     if cpu not in facts.models():
         sys.exit("error: demo: CPU=%s is not a model of facts.tsv (%s)"
                  % (cpu, ", ".join(facts.models())))
     try:
-        r, ok, lines = run(prepare(), cpu, int(n), os.environ.get("APPEND", ""))
-    except (kernel.Error, RuntimeError) as e:
+        r, ok, lines = run(prepare(), cpu, int(n), opts.append, opts.timeout)
+    except util.Error as e:
         sys.exit("error: demo: %s" % e)
     if not r.ok:
         sys.stderr.write(r.errors)

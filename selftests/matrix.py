@@ -1,29 +1,29 @@
 #!/usr/bin/env python3
-"""make selftests: the cases of cases.tsv, JOBS boots at a time, of the test image (or
+"""make selftests: the cases of cases.tsv, --jobs boots at a time, of the test image (or
 its KASAN + lockdep twin) and one initramfs; kcolour.tests= picks what guest-run.sh runs.
-A nested subtest a boot (parse-results.py) and one a differential (compare-upstream.py:
+A nested subtest a boot (parse_results.py) and one a differential (compare_upstream.py:
 "X/off" against "X" and each "X+variant"), a summary table; TAP also in build/selftests/.
 
-usage: [CASES=regex] [JOBS=2] selftests/matrix.py [check|full]
+usage: selftests/matrix.py [--cases REGEX] [--jobs N] [check|full]
+(make selftests SET=check|full CASES=regex JOBS=N)
 """
+import argparse
 import functools
-import importlib
 import io
-import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import compare_upstream
 import demo
-from harness import kernel, qemu  # demo put the top on sys.path
+import parse_results
+from harness import kernel, qemu, series, util  # demo put the top on sys.path
 from harness.tap import Tap
 
 HERE = Path(__file__).resolve().parent
-OUT = kernel.BUILD / "selftests"
-parse_results = importlib.import_module("parse-results")
-compare_upstream = importlib.import_module("compare-upstream")
+OUT = util.BUILD / "selftests"
 say = functools.partial(qemu.say, "selftests")
 
 
@@ -52,7 +52,7 @@ def guest(tree):
         for args in steps:
             if subprocess.run(["make", "-s", "-C"] + [str(a) for a in args], stdout=f,
                               stderr=subprocess.STDOUT).returncode:
-                raise RuntimeError("building the guest programs failed: make -C %s (see %s)"
+                raise util.Error("building the guest programs failed: make -C %s (see %s)"
                                    % (args[0], log))
         demo.guest_tools(bindir, demo=False, log=f)
     initramfs = qemu.initramfs(OUT / "initramfs.cpio.gz", [
@@ -63,38 +63,46 @@ def guest(tree):
 
 
 def main(argv):
-    cset, pick = argv[1] if len(argv) > 1 else "check", os.environ.get("CASES", "")
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("set", nargs="?", choices=("check", "full"), default="check",
+                   help="make check's cases, or all of them (default check)")
+    p.add_argument("--cases", metavar="REGEX", default="",
+                   help="only the cases whose name matches")
+    p.add_argument("--jobs", metavar="N", type=int, default=2, help="boots at a time (default 2)")
+    opts = p.parse_args(argv[1:])
+    cset, pick = opts.set, opts.cases
     cases = select(cset, pick)
     if not cases:
-        print("Bail out! no case of set '%s' matches CASES='%s'" % (cset, pick))
+        print("Bail out! no case of set '%s' matches --cases '%s'" % (cset, pick))
         return 1
     shutil.rmtree(OUT / "cases", ignore_errors=True)
     try:
         images = {name: kernel.image(name) for name in dict.fromkeys(c["image"] for c in cases)}
-        tree = kernel.Tree()
+        tree = series.Tree()
         # An image cache hit needs no tree; the selftest sources do.
         if not (tree.path / "tools/testing/selftests/kstack_colour").is_dir():
             say("tree: base + series (for the selftest sources)")
             tree.ensure()
         initramfs = guest(tree.path)
-    except (kernel.Error, RuntimeError) as e:
+    except util.Error as e:
         print("Bail out! %s" % e)
         return 1
     boots = [qemu.Boot(c["name"], images[c["image"]], initramfs, OUT / "cases", model=c["model"],
                        smp=int(c["smp"]), mem="1G" if c["image"] == "debug" else "512M",
                        timeout=900 if c["image"] == "debug" else 600,
                        args=c["append"].split() + ["kcolour.tests=" + c["tests"]]) for c in cases]
-    say("%d boots, %s at a time" % (len(boots), os.environ.get("JOBS") or 2))
+    say("%d boots, %s at a time" % (len(boots), opts.jobs))
     buf = io.StringIO()
     top, rows, upstream = Tap(buf), [], {}
-    for c, r in zip(cases, qemu.run(boots)):
+    for c, r in zip(cases, qemu.run(boots, jobs=opts.jobs)):
         with top.sub(c["name"]) as t:
             t(r.ok, "boots and runs the tests to the end (qemu-run exit %d)" % r.status)
             try:
                 upstream[c["name"]] = parse_results.check(
                     t, r.console.splitlines(), "kstack_colour=off" in c["append"], c["expect"])
             except (ValueError, KeyError, IndexError) as e:
-                t(False, "parse-results.py read the console (%r)" % e)
+                t(False, "parse_results.py read the console (%r)" % e)
                 upstream[c["name"]] = {}
         rows.append("%-32s %6d %6d %5ss" % (c["name"], t.n - t.failed, t.failed, r.seconds))
     # The differential: X/off against X, and against each X+variant (X+task).

@@ -29,10 +29,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, tap  # noqa: E402
+from harness import kernel, qemu, tap, util  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-OUT = kernel.BUILD / "reliability"
+OUT = util.BUILD / "reliability"
 SEED = 42
 # The largest stack budget (KCOLOUR_MAX_OFFSET_LIMIT) with randomize_kstack_offset
 # on top: the deepest stack these boots see is the stack budget's evidence.
@@ -138,7 +138,7 @@ def main(argv):
     try:
         images = {i: kernel.image(i) for i in dict.fromkeys(c[1] for c in cases)}
         rootfs = initramfs()
-    except (kernel.Error, RuntimeError, subprocess.CalledProcessError) as e:
+    except (util.Error, subprocess.CalledProcessError) as e:
         t(False, "the images and the guest's programs build: %s" % e)
         return t.plan()
     boots = [qemu.Boot(name, images[image], rootfs, OUT, smp=smp, mem=mem, timeout=5400,

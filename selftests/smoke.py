@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """make kernel-smoke (make check's kernel-off): facts.tsv's image "off" (colouring not
-built) booted under each of SMOKE_CPUS; prints `uname -r` and cpu0's caches from sysfs,
+built) booted under each of --cpus; prints `uname -r` and cpu0's caches from sysfs,
 and a TAP line a model: it boots and shows them.  Logs in build/smoke/.
 
-usage: [SMOKE_CPUS="Skylake-Client EPYC"] selftests/smoke.py
+usage: selftests/smoke.py [--cpus "Skylake-Client EPYC"]
 """
-import os
+import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, tap  # noqa: E402
+from harness import kernel, qemu, tap, util  # noqa: E402
 
-OUT = kernel.BUILD / "smoke"
+OUT = util.BUILD / "smoke"
 RUN_SH = r"""echo "smoke: uname -r: $(uname -r)"
 echo "smoke: cpus online: $(cat /sys/devices/system/cpu/online)"
 for d in /sys/devices/system/cpu/cpu0/cache/index*; do
@@ -22,14 +22,18 @@ done
 """
 
 
-def main():
-    cpus = (os.environ.get("SMOKE_CPUS") or "Skylake-Client EPYC").split()
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cpus", metavar='"MODEL ..."', default="Skylake-Client EPYC",
+                   help="the QEMU models to boot (default Skylake-Client EPYC)")
+    cpus = p.parse_args(argv).cpus.split()
     try:
         image = kernel.image("off")
         OUT.mkdir(parents=True, exist_ok=True)
         (OUT / "run.sh").write_text(RUN_SH)
         initramfs = qemu.initramfs(OUT / "initramfs.cpio.gz", [(OUT / "run.sh", "/run.sh")])
-    except (kernel.Error, RuntimeError) as e:
+    except util.Error as e:
         print("Bail out! %s" % e)
         return 1
     t, failed = tap.Tap(), []

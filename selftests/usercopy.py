@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, tap  # noqa: E402
+from harness import kernel, qemu, tap, util  # noqa: E402
 
-OUT = kernel.BUILD / "usercopy"
+OUT = util.BUILD / "usercopy"
 DEBUGFS = "/sys/kernel/debug"
 PROVOKE = """#!/bin/sh
 # Provokes LKDTM from this shell if its task_struct's slab is coloured.
@@ -88,7 +88,7 @@ def main(names):
     t = tap.Tap()
     try:
         images = [kernel.image(name) for name in names]
-    except (kernel.Error, RuntimeError) as e:
+    except util.Error as e:
         t(False, "the test and debug images build: %s" % e)
         return t.plan()
     OUT.mkdir(parents=True, exist_ok=True)

@@ -464,9 +464,12 @@ static int read_block(const struct parse_ctx *c, const struct dump_format *fmt,
 	while (next_line(&it, &l)) {
 		enum line_kind kind = fmt->classify(l);
 
+		if (found && !wanted) {		/* past it: only count the rest */
+			blocks += kind == LINE_BLOCK;
+			continue;
+		}
 		if (kind == LINE_BLOCK || kind == LINE_END) {
-			if (wanted)
-				break;
+			wanted = false;
 			headed = true;
 			open = kind == LINE_BLOCK;
 			if (open) {
@@ -485,6 +488,7 @@ static int read_block(const struct parse_ctx *c, const struct dump_format *fmt,
 		if (wanted && add_entry(c, fmt, l, it.no))
 			return -1;
 	}
+	c->d->cpus = blocks;
 	if (!found)
 		return fail(c->err, c->errlen, "no CPU %u in %s (%u CPU%s)",
 			    cpu, c->name, blocks, blocks == 1 ? "" : "s");
@@ -504,6 +508,7 @@ static int parse_named(const char *name, const char *text, size_t len,
 	const struct dump_format *fmt;
 
 	d->n = 0;
+	d->cpus = 0;
 	d->format = CPUID_FMT_NONE;
 	if (len >= 3 && !memcmp(text, bom, 3))
 		it.p += 3;
@@ -560,6 +565,7 @@ int cpuid_dump_load(const char *path, unsigned int cpu,
 	int fd, ret;
 
 	d->n = 0;
+	d->cpus = 0;
 	d->format = CPUID_FMT_NONE;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -576,6 +582,91 @@ int cpuid_dump_load(const char *path, unsigned int cpu,
 	return ret;
 }
 
+/* ---- completeness ---- */
+
+/* Leaf 0's vendor string, in the order the CPU spells it. */
+static void dump_vendor(const struct cpuid_entry *e0, char vendor[12])
+{
+	static const int vendor_reg[3] = { 1, 3, 2 };	/* ebx edx ecx */
+	size_t i;
+
+	for (i = 0; i < 12; i++)
+		vendor[i] = (char)(e0->regs[vendor_reg[i / 4]] >> (8 * (i % 4)));
+}
+
+static bool has_leaf(const struct cpuid_dump *d, u32 leaf)
+{
+	bool leaf_seen;
+
+	lookup(d, leaf, 0, &leaf_seen);
+	return leaf_seen;
+}
+
+/* The first leaf of @want[] (0: none) that is due up to @max and absent. */
+static u32 first_missing(const struct cpuid_dump *d, const u32 *want,
+			 size_t n, u32 max)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (want[i] && want[i] <= max && !has_leaf(d, want[i]))
+			return want[i];
+	return 0;
+}
+
+int cpuid_dump_check(const struct cpuid_dump *d, const char *name,
+		     unsigned int cpu, char *err, size_t errlen)
+{
+	const struct cpuid_entry *e0, *ext, *e;
+	u32 max, max_ext, miss, want[5];
+	bool leaf_seen, amd;
+	char vendor[12];
+
+	e0 = lookup(d, 0, 0, &leaf_seen);
+	if (!e0)
+		return fail(err, errlen, "%s: CPU %u block has no leaf 0",
+			    name, cpu);
+	max = e0->regs[0];
+	dump_vendor(e0, vendor);
+	amd = !memcmp(vendor, "AuthenticAMD", 12) ||
+	      !memcmp(vendor, "HygonGenuine", 12);
+	want[0] = 1;
+	want[1] = amd ? 0 : 2;
+	want[2] = amd ? 0 : 4;
+	want[3] = max;
+	miss = first_missing(d, want, 4, max);
+	if (miss)
+		return fail(err, errlen,
+			    "%s: CPU %u block is incomplete (cut short?): no leaf 0x%x, which leaf 0 promises (highest basic leaf 0x%x)",
+			    name, cpu, miss, max);
+
+	ext = lookup(d, 0x80000000u, 0, &leaf_seen);
+	if (!ext) {
+		if (amd || max >= 4)
+			return fail(err, errlen,
+				    "%s: CPU %u block is incomplete (cut short?): no leaf 0x80000000, which every %s has",
+				    name, cpu, amd ? "AMD and Hygon CPU" :
+				    "CPU with leaf 4");
+		return 0;
+	}
+	max_ext = ext->regs[0];
+	if ((max_ext & 0xffff0000u) != 0x80000000u)
+		return 0;	/* no extended leaves: the decoder reads none */
+	e = lookup(d, 0x80000001u, 0, &leaf_seen);
+	want[0] = 0x80000001u;
+	want[1] = 0x80000005u;
+	want[2] = 0x80000006u;
+	want[3] = amd && e && (e->regs[2] & (1u << 22)) ?	/* TOPOEXT */
+		  0x8000001du : 0;
+	want[4] = max_ext;
+	miss = first_missing(d, want, 5, max_ext);
+	if (miss)
+		return fail(err, errlen,
+			    "%s: CPU %u block is incomplete (cut short?): no leaf 0x%x, which leaf 0x80000000 promises (highest extended leaf 0x%x)",
+			    name, cpu, miss, max_ext);
+	return 0;
+}
+
 /* ---- queries ---- */
 
 /* Vendors whose CPUs answer an out-of-range basic leaf with the highest. */
@@ -584,7 +675,6 @@ static const char *const echo_vendors[] = { "GenuineIntel" };
 static bool echoes_highest_basic(const struct cpuid_dump *d, u32 leaf,
 				 u32 *max)
 {
-	static const int vendor_reg[3] = { 1, 3, 2 };	/* ebx edx ecx */
 	const struct cpuid_entry *e0;
 	char vendor[12];
 	bool leaf_seen;
@@ -593,8 +683,7 @@ static bool echoes_highest_basic(const struct cpuid_dump *d, u32 leaf,
 	e0 = lookup(d, 0, 0, &leaf_seen);
 	if (!e0 || leaf >= 0x80000000u || leaf <= e0->regs[0])
 		return false;
-	for (i = 0; i < sizeof(vendor); i++)
-		vendor[i] = (char)(e0->regs[vendor_reg[i / 4]] >> (8 * (i % 4)));
+	dump_vendor(e0, vendor);
 	*max = e0->regs[0];
 	for (i = 0; i < sizeof(echo_vendors) / sizeof(*echo_vendors); i++)
 		if (!memcmp(vendor, echo_vendors[i], sizeof(vendor)))

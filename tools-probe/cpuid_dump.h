@@ -34,6 +34,7 @@ struct cpuid_entry {
 
 struct cpuid_dump {
 	unsigned int n;		/* entries used in e[] */
+	unsigned int cpus;	/* logical-CPU blocks in the whole file */
 	int format;		/* enum cpuid_dump_format */
 	struct cpuid_entry e[CPUID_DUMP_MAX_ENTRIES];
 };
@@ -49,6 +50,29 @@ int cpuid_dump_parse(const char *text, size_t len, unsigned int cpu,
 /* Read @path (at most CPUID_DUMP_MAX_FILE bytes) and parse it. */
 int cpuid_dump_load(const char *path, unsigned int cpu,
 		    struct cpuid_dump *d, char *err, size_t errlen);
+
+/*
+ * Whether the loaded block is complete enough to decode: a file cut short
+ * (or a block cut by hand) parses, but decodes as a CPU without caches.
+ * The block must hold what its own leaf 0 and 0x80000000 promise:
+ *
+ *   - the highest basic leaf (leaf 0 EAX), and leaf 1 when that is >= 1;
+ *   - on vendors other than AMD and Hygon, leaf 2 and leaf 4 when the
+ *     highest basic leaf reaches them (the probe decodes them there);
+ *   - leaf 0x80000000 on AMD and Hygon (every one has extended leaves) and
+ *     on any CPU whose highest basic leaf is 4 or more (every CPU with leaf
+ *     4 has them; a P6 Pentium III, highest leaf 3, has none);
+ *   - then the highest extended leaf (0x80000000 EAX), and 0x80000001,
+ *     0x80000005 and 0x80000006 up to it, and on AMD and Hygon with
+ *     TOPOEXT 0x8000001D.
+ *
+ * Other leaves may be missing: AIDA64 leaves out leaves that read as zeros
+ * (AMD's leaf 4 and 0xB), and `cpuid -r` dumps of VMs lack some.  Every
+ * block of every fixture passes.  @name is the file name for the message.
+ * Return 0, or -1 with a one-line message in @err.
+ */
+int cpuid_dump_check(const struct cpuid_dump *d, const char *name,
+		     unsigned int cpu, char *err, size_t errlen);
 
 /* What CPUID(@leaf, @subleaf) returns on the dumped CPU. */
 void cpuid_dump_query(const struct cpuid_dump *d, u32 leaf, u32 subleaf,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cross-check against /sys/devices/system/cpu/cpu0/cache/index*.
+ * Cross-check against /sys/devices/system/cpu/cpuN/cache/index*.
  *
  * Hypervisors often pass through inconsistent CPUID, and Linux 6.12 itself
  * decodes some legacy AMD L1 caches wrongly, so a disagreement is reported,
@@ -141,8 +141,8 @@ static int index_number(const char *name, unsigned int *n)
 	return *end ? -1 : 0;
 }
 
-int sysfs_check(const char *root, const struct kcolour_geom *g, struct sysfs_report *r,
-		char *err, size_t errlen)
+int sysfs_check(const char *root, unsigned int cpu, const struct kcolour_geom *g,
+		struct sysfs_report *r, char *err, size_t errlen)
 {
 	unsigned int seen[KCOLOUR_MAX_CACHES] = { 0 };
 	struct sysfs_cache s;
@@ -152,7 +152,7 @@ int sysfs_check(const char *root, const struct kcolour_geom *g, struct sysfs_rep
 	int i;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->dir, sizeof(r->dir), "%s/devices/system/cpu/cpu0/cache", root);
+	snprintf(r->dir, sizeof(r->dir), "%s/devices/system/cpu/cpu%u/cache", root, cpu);
 	d = opendir(r->dir);
 	if (!d)
 		return 0;

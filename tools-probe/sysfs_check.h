@@ -17,11 +17,11 @@ struct sysfs_report {
 };
 
 /*
- * Compares cpu0's caches under ROOT (normally "/sys") with @g.  Returns 0
+ * Compares CPU @cpu's caches under ROOT (normally "/sys") with @g.  Returns 0
  * when it could read the tree (the report says whether they agree), -1 with
  * a message in @err when an entry exists but cannot be parsed.
  */
-int sysfs_check(const char *root, const struct kcolour_geom *g, struct sysfs_report *r,
-		char *err, size_t errlen);
+int sysfs_check(const char *root, unsigned int cpu, const struct kcolour_geom *g,
+		struct sysfs_report *r, char *err, size_t errlen);
 
 #endif

@@ -69,7 +69,7 @@ static const char raw_two_cpus[] =
 static void test_raw(void)
 {
 	ok(!parse(raw_two_cpus, 0, &dump) && dump.format == CPUID_FMT_RAW &&
-	   dump.n == 3, "raw: CPU 0 block, 3 entries");
+	   dump.n == 3 && dump.cpus == 2, "raw: CPU 0 block, 3 entries, 2 CPUs in the file");
 	ok(regs_are(&dump, 4, 1, 0x1c004122, 0x01c0003f, 0x3f, 0),
 	   "raw: exact (leaf, subleaf)");
 	ok(regs_are(&dump, 4, 2, 0, 0, 0, 0),
@@ -311,6 +311,95 @@ static void test_bounds(void)
 						   sizeof(err)), "empty file");
 }
 
+/* ---- completeness: what leaf 0 and 0x80000000 promise is there ---- */
+
+#define RAW(leaf, eax) "   0x" leaf " 0x00: eax=0x" eax " " Z3 "\n"
+#define RAW_EXT(max)	RAW("80000000", max) RAW("80000001", "00000000")
+
+struct complete_case {
+	const char *what;
+	const char *text;
+	const char *want;	/* NULL: complete */
+};
+
+static const struct complete_case complete_cases[] = {
+	{ "Intel, basic and extended leaves up to their maxima",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000004") RAW("00000001", "000906e9")
+	  RAW("00000002", "00000001") RAW("00000004", "1c004121")
+	  RAW_EXT("80000006") RAW("80000005", "00000000") RAW("80000006", "00000000"), NULL },
+	{ "cut after leaf 1 (head -3 of a dump)",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000016") RAW("00000001", "000906e9"),
+	  "<input>: CPU 0 block is incomplete (cut short?): no leaf 0x2, which leaf 0 "
+	  "promises (highest basic leaf 0x16)" },
+	{ "the highest basic leaf missing",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000016") RAW("00000001", "000906e9")
+	  RAW("00000002", "00000001") RAW("00000004", "1c004121"),
+	  "no leaf 0x16, which leaf 0 promises" },
+	{ "Intel leaf 4 missing below the maximum",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000005") RAW("00000001", "000906e9")
+	  RAW("00000002", "00000001") RAW("00000005", "00000040") RAW_EXT("80000001"),
+	  "no leaf 0x4, which leaf 0 promises" },
+	{ "cut between the basic and the extended leaves",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000004") RAW("00000001", "000906e9")
+	  RAW("00000002", "00000001") RAW("00000004", "1c004121"),
+	  "no leaf 0x80000000, which every CPU with leaf 4 has" },
+	{ "cut inside the extended leaves",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000002") RAW("00000001", "00000f29")
+	  RAW("00000002", "00000001") RAW_EXT("80000008") RAW("80000005", "00000000")
+	  RAW("80000006", "00000000"),
+	  "no leaf 0x80000008, which leaf 0x80000000 promises (highest extended leaf "
+	  "0x80000008)" },
+	{ "0x80000006 missing below the extended maximum",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000002") RAW("00000001", "00000f29")
+	  RAW("00000002", "00000001") RAW_EXT("80000008") RAW("80000005", "00000000")
+	  RAW("80000008", "00003028"),
+	  "no leaf 0x80000006" },
+	{ "a Pentium III: highest leaf 3, no extended leaves",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000003") RAW("00000001", "00000683")
+	  RAW("00000002", "03020101") RAW("00000003", "00000000"), NULL },
+	{ "0x80000000 that names no extended leaf (Intel's echo)",
+	  "CPU 0:\n" RAW_L0_INTEL("0x00000002") RAW("00000001", "00000683")
+	  RAW("00000002", "03020101") RAW("80000000", "03020101"), NULL },
+	{ "AMD: leaf 4 may be missing (AIDA64 leaves zeros out)",
+	  "CPU 0:\n" RAW_L0_AMD RAW("00000001", "00a60f12") RAW_EXT("80000006")
+	  RAW("80000005", "ff48ff40") RAW("80000006", "5c002200"), NULL },
+	{ "AMD without extended leaves",
+	  "CPU 0:\n" RAW_L0_AMD RAW("00000001", "00000f51"),
+	  "no leaf 0x80000000, which every AMD and Hygon CPU has" },
+	{ "AMD with TOPOEXT but no 0x8000001D",
+	  "CPU 0:\n" RAW_L0_AMD RAW("00000001", "00a60f12")
+	  RAW("80000000", "8000001d")
+	  "   0x80000001 0x00: eax=0x00a60f12 ebx=0x00000000 ecx=0x00400000 edx=0x00000000\n"
+	  RAW("80000005", "ff48ff40") RAW("80000006", "5c002200")
+	  RAW("8000001e", "00000000"),
+	  "no leaf 0x8000001d" },
+	{ "AMD with TOPOEXT and 0x8000001D",
+	  "CPU 0:\n" RAW_L0_AMD RAW("00000001", "00a60f12")
+	  RAW("80000000", "8000001d")
+	  "   0x80000001 0x00: eax=0x00a60f12 ebx=0x00000000 ecx=0x00400000 edx=0x00000000\n"
+	  RAW("80000005", "ff48ff40") RAW("80000006", "5c002200")
+	  RAW("8000001d", "00004121"), NULL },
+};
+
+static void test_complete(void)
+{
+	const struct complete_case *c;
+	int ret;
+
+	for (c = complete_cases; c < complete_cases + sizeof(complete_cases) / sizeof(*c); c++) {
+		err[0] = '\0';
+		if (parse(c->text, 0, &dump)) {
+			ok(false, "complete: %s: parses (%s)", c->what, err);
+			continue;
+		}
+		ret = cpuid_dump_check(&dump, "<input>", 0, err, sizeof(err));
+		if (c->want)
+			expect_error(c->what, ret, c->want);
+		else if (!ok(!ret, "complete: %s", c->what))
+			printf("# %s\n", err);
+	}
+}
+
 /* ---- files ---- */
 
 static const char *tmp_path(char *buf, size_t len, const char *name)
@@ -444,6 +533,26 @@ static void check_twin(const char *dir, const char *raw_path)
 	   dump.n, bad);
 }
 
+/* Every block of every fixture is complete: the check refuses no real dump. */
+static void check_fixtures_complete(int files)
+{
+	unsigned int cpu, blocks = 0, bad = 0;
+	int i;
+
+	for (i = 0; i < files; i++) {
+		for (cpu = 0; !load(names[i], cpu); cpu++) {
+			blocks++;
+			if (cpuid_dump_check(&dump, names[i], cpu, err, sizeof(err)) && !bad++)
+				printf("# %s\n", err);
+			if (cpu + 1 >= dump.cpus)
+				break;
+		}
+	}
+	ok(blocks > (unsigned int)files && !bad,
+	   "every CPU block of the %d fixtures is complete (%u blocks, %u incomplete)",
+	   files, blocks, bad);
+}
+
 static void test_fixtures(void)
 {
 	const char *dir = fixture_dir();
@@ -468,10 +577,12 @@ static void test_fixtures(void)
 		else if (raw)
 			check_twin(dir, names[i]);
 	}
+	check_fixtures_complete(n + m);
 	snprintf(sub, sizeof(sub), "%s/instlatx64/AuthenticAMD0830F10_K17_Rome_CPUID.txt", dir);
 	if (access(sub, R_OK))
 		return;
-	ok(!load(sub, 255) && dump.n == 59, "Rome: CPU 255 is the last block");
+	ok(!load(sub, 255) && dump.n == 59 && dump.cpus == 256,
+	   "Rome: CPU 255 is the last block of 256");
 	expect_error("Rome: no CPU 256", load(sub, 256), "(256 CPUs)");
 }
 
@@ -483,6 +594,7 @@ int main(void)
 	test_errors();
 	test_too_many();
 	test_bounds();
+	test_complete();
 	test_load();
 	test_fixtures();
 	if (failures)

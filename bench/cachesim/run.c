@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run's state and its phases: see run.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hierarchy.h"
+#include "run.h"
+
+#define KCOLOUR_MARKER_NO_GUEST
+#include "../workloads/kcolour-marker.h"
+
+struct sim sim;
+
+void marker_store(uint64_t vaddr)
+{
+	struct phase *p;
+	unsigned int u, c;
+
+	switch (vaddr - KCOLOUR_MARKER_ADDR) {
+	case KCOLOUR_MARKER_START:
+		/* A start inside a phase restarts it: the first one is lost. */
+		free(sim.cur.prof);
+		for (c = 0; c < C_L2; c++)
+			free(sim.cur.conflicts[c].slot);
+		memset(&sim.cur, 0, sizeof(sim.cur));
+		prof_discard();
+		for (u = 0; u < sim.nr_cpus; u++)
+			for (c = 0; c < NR_CACHES; c++)
+				cs_min_reset(&sim.cpu[u].min[c]);
+		sim.counting = 1;
+		break;
+	case KCOLOUR_MARKER_STOP:
+		if (!sim.counting)
+			break;
+		min_flush_all();
+		if (opt.prof_path)
+			prof_flush(&sim.cur.prof, &sim.cur.nr_prof);
+		p = realloc(sim.phases, (sim.nr_phases + 1) * sizeof(*p));
+		if (!p) {
+			fprintf(stderr, "kcolour-cachesim: out of memory, phase %zu lost\n",
+				sim.nr_phases);
+			exit(1);
+		}
+		sim.phases = p;
+		sim.phases[sim.nr_phases++] = sim.cur;
+		sim.cur.prof = NULL;
+		for (c = 0; c < C_L2; c++)
+			sim.cur.conflicts[c].slot = NULL;
+		sim.counting = 0;
+		break;
+	}
+}
+
+void free_phases(void)
+{
+	size_t i;
+	int c;
+
+	for (i = 0; i < sim.nr_phases; i++) {
+		free(sim.phases[i].prof);
+		for (c = 0; c < C_L2; c++)
+			free(sim.phases[i].conflicts[c].slot);
+	}
+	free(sim.cur.prof);
+	for (c = 0; c < C_L2; c++)
+		free(sim.cur.conflicts[c].slot);
+	free(sim.phases);
+}

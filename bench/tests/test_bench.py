@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The tests of bench/bench.py's and bench/benchdata.py's figures, as TAP.
+
+    python3 bench/tests/test_bench.py
+
+No QEMU: the median and range, the verdict rule, the cycle model, the
+placement measures and the parsing of a boot's files, on hand-made inputs
+with hand-computed answers; the caches of the bench's CPU from the real
+kcolour-probe on the fixture.
+"""
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(TOP), str(TOP / "bench")]
+import bench  # noqa: E402
+import cpus  # noqa: E402
+import benchdata  # noqa: E402
+from harness import tap  # noqa: E402
+
+
+class FakePhase:
+    def __init__(self, insns=0, rates=None, head=None):
+        self.insns, self.rates, self.head = insns, rates or {}, head or {}
+
+    def rate(self, cache, region="all", kind="sa_miss"):
+        return self.rates.get((cache, kind), 0.0)
+
+
+def main():
+    t = tap.Tap()
+
+    s = bench.Spread([3.0, 1.0, 2.0])
+    t(s.median == 2.0 and (s.lo, s.hi) == (1.0, 3.0), "Spread: median 2, range 1..3 of 3 1 2")
+    t(str(bench.Spread([5.0, 5.0])) == "5.00", "Spread: one value prints without a range")
+    t(bench.Spread([1.0, 4.0]).median == 2.5, "Spread: median of two is their mean")
+
+    off = bench.Spread([10.0, 11.0, 12.0])
+    t([bench.verdict(bench.Spread(v), off) for v in ([9.0, 9.5, 9.9], [10.0, 10.5, 20.0],
+                                                     [12.5, 13.0, 14.0], [5.0, 12.0, 20.0])]
+      == ["helps", "noise", "hurts", "noise"],
+      "verdict: helps / hurts only with the median outside off's range (its ends count as noise)")
+
+    lat = {"cpi": 1.0, "L2": 12.0, "L3": 42.0}
+    p = FakePhase(1000.0, {("L1D", "sa_miss"): 10.0, ("L1I", "sa_miss"): 5.0,
+                           ("L2", "sa_miss"): 2.0, ("L1D", "plru_miss"): 1.0})
+    t(bench.cycles(p, lat) == 1000 + 15 * 12 + 2 * 42, "cycles: insns x CPI + L1 misses x L2 "
+      "latency + L2 misses x L3 latency (1264)")
+    t(bench.cycles(p, lat, cpi_scale=0.5, lat_scale=1.5) == 500 + 1.5 * (180 + 84),
+      "cycles: the CPI and the latencies scale separately")
+    t(bench.cycles(p, lat, kind="plru_miss") == 1000 + 12, "cycles: under PLRU the PLRU counts")
+
+    a = FakePhase(head={"stack_l2_sets": "1,2,3,4", "direct_sketch": "01,02,03,04"})
+    b = FakePhase(head={"stack_l2_sets": "1,9,3,8,7", "direct_sketch": "01,02,05,06"})
+    t(bench.stacks_moved(a, b) == 0.5, "stacks_moved: 2 of the 4 stacks both touch moved")
+    t(bench.stacks_moved(a, a) == 0 and bench.lines_shared(a, a) == 1,
+      "placement: a boot against itself: nothing moved, every line shared")
+    t(bench.lines_shared(a, b) == 0.5, "lines_shared: bottom-4 of the union 01 02 03 04 (05 06 "
+      "larger), both hold 01 02: 1/2")
+    t(bench.stacks_moved(a, FakePhase(head={"stack_l2_sets": "-"})) is None and
+      bench.lines_shared(a, FakePhase()) is None, "placement: no stacks or sketch: n/a, not 0")
+    t(bench.stacks_moved(FakePhase(head={"stack_l2_sets": 5}), FakePhase(
+        head={"stack_l2_sets": 5})) == 0, "stacks_moved: a single set (parsed as a number)")
+
+    caches = benchdata.probe_caches(benchdata.facts.path("bench-dump"))
+    t(caches == {"L1D": (32768, 8, 64), "L1I": (32768, 8, 64), "L2": (262144, 4, 64)},
+      "probe_caches: the Skylake dump decodes to 32K 8-way L1s and a 256K 4-way L2", [caches])
+    t(benchdata.plugin_geometry({"L2": (262144, 4, 64)}) == "l2_size=262144,l2_ways=4,l2_line=64",
+      "plugin_geometry: the plugin's argument names")
+    try:
+        benchdata.probe_caches(TOP / "facts.tsv")
+        t(False, "probe_caches: a file that is no CPUID dump is an error")
+    except RuntimeError as e:
+        t("kcolour-probe" in str(e), "probe_caches: a file that is no CPUID dump is an error",
+          [str(e)])
+
+    for dump in ("facts.tsv", "no-such-dump"):
+        bad = subprocess.run([sys.executable, str(TOP / "bench/cpus.py"), "--dump",
+                              str(TOP / dump)], capture_output=True, text=True)
+        t(bad.returncode == 2 and "error: kcolour-probe" in bad.stderr and not bad.stdout,
+          "make bench-cpu DUMP=%s: exit 2 with the probe's message, nothing booted" % dump,
+          [bad.stderr.strip()])
+
+    t(cpus.derived_key("kstack_colour=on,level=1,shift=15,colours=3,step=1024,max_offset=2048,"
+                       "policy=balanced") == (3, 1024, "balanced") and
+      cpus.derived_key("kstack_colour=off") is None and
+      cpus.derived_key("kstack_colour=on,colours=1,step=64,policy=rr") is None,
+      "derived_key: colours, step and policy of a line; off and one colour are None")
+
+    class FakeCpu:
+        def __init__(self, name, derived):
+            self.name, self.derived = name, derived
+    line = "kstack_colour=on,level=1,shift=%d,colours=%d,step=1024,max_offset=2048,policy=balanced"
+    got = cpus.settings([FakeCpu("a", line % (12, 3)), FakeCpu("b", line % (15, 3)),
+                         FakeCpu("c", line % (12, 3)), FakeCpu("d", "kstack_colour=off"),
+                         FakeCpu("e", line % (12, 1)), FakeCpu("f", line % (11, 1))],
+                        [(3, 1024, "balanced"), (4, 512, "balanced")])
+    t([n for n, _ in got] == ["off", "c3-s1024-balanced-shift12", "c3-s1024-balanced-shift15",
+                              "c1-derived-shift12", "c1-derived-shift11", "c4-s512-balanced"]
+      and got[5][1] == "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced"
+      and got[3][1] == line % (12, 1),
+      "settings: off once, each distinct derived line exactly (one-colour lines by their "
+      "shift), the grid points no derived line already is", got)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        run = benchdata.Run.__new__(benchdata.Run)
+        run.work = work
+        boot = benchdata.qemu.Boot("c.L5", work / "bzImage", work / "initramfs", work,
+                                   args=["bench_layout=5"])
+        (work / "c.L5.rc").write_text("0\n")
+        (work / "c.L5.txt").write_text("")
+        kept = []
+        for booted, rc in ((boot.command(), "0"), (boot.command().replace("=5", "=6"), "0"),
+                           (boot.command(), "1")):
+            run.booted = {booted}
+            (work / "c.L5.rc").write_text(rc + "\n")
+            kept.append(run.kept(boot))
+        run.booted = {boot.command()}
+        (work / "c.L5.rc").write_text("0\n")
+        (work / "c.L5.txt").unlink()
+        kept.append(run.kept(boot))
+        t(kept == [True, False, False, False], "RESUME keeps a boot of the same command line "
+          "that exited 0 and left its output, and no other", kept)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        stem = Path(tmp) / "b"
+        lines = ["cachesim config vcpus=1 phases=2"]
+        for ph in (0, 1):
+            lines.append("cachesim phase=%d complete=1 insns=%d" % (ph, 1000 * (ph + 1)))
+            lines += ["cachesim phase=%d cache=%s region=%s accesses=10 sa_miss=4 fa_miss=3 "
+                      "plru_miss=4 min_miss=2 inval=0%s" % (ph, c, r, " min_bound=1"
+                                                             if r == "all" else "")
+                      for c in benchdata.CACHES for r in benchdata.REGIONS]
+            lines.append("cachesim phase=%d stacks=2 stack_l2_sets=5,6 direct_sketch=-" % ph)
+        Path(str(stem) + ".txt").write_text("\n".join(lines) + "\n")
+        Path(str(stem) + ".log").write_text(
+            "\x1b[2Jlayout seed=2 children=3 pipes=1 files=0 sockets=4 eventfds=0 pages=1\n"
+            "web concurrency=4 keepalive=1 requests=200 complete=200 failed=0 size=4096 ctxt=9 "
+            "status=0\nhackbench threads=1 pipes=0 groups=2 fds=10 loops=5 messages=1000 ctxt=7 "
+            "status=0\n")
+        boot = benchdata.Boot(stem)
+        t([p.label for p in boot] == ["web c=4 keep-alive", "hackbench thread socket g=2"],
+          "Boot: the web and hackbench lines are phases 0 and 1, labelled",
+          [p.label for p in boot])
+        t(boot.layout.get("children") == 3 and len(boot) == 2,
+          "Boot: the layout line is read apart, not as a phase")
+        t([(p.unit, p.insns) for p in boot] == [(("request", 200), 5.0), (("message", 1000), 2.0)],
+          "Boot: per request and per message", [(p.unit, p.insns) for p in boot])
+        t(boot[0].counts[("L2", "all")]["min_bound"] == 1 and boot[0].head["stacks"] == 2,
+          "Boot: the MIN bound and the placement line are read")
+    return t.plan()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,384 @@
+"""The patch series and build/linux, the tree they are laid in
+(kunit_kernel.py's LinuxSourceTree, its source side).
+
+    lay_tree(force)    base + every series of kernel-patches/ as git commits
+                       in build/linux, the base tagged kcolour-base (make tree)
+    export()           build/linux's commits back to kernel-patches/ (make export)
+    Tree(base)         build/linux (or build/linux-base, the base alone): is it
+                       current, does it hold unexported work; ensure() lays it
+    series_digest()    the base and every patch in order, for keying caches
+    whitelist_widened(tree, commit)
+                       how a commit widens the task_struct usercopy whitelist
+
+The patches are series of their own (facts.tsv "series": the cacheinfo
+fixes, the colouring, the function alignment, the bench tools), each a
+directory of kernel-patches/ with its series file and cover letter.  make
+tree lays them in that order and marks where each but the last ends with a
+branch series-NAME, which an interactive rebase moves along
+(rebase.updateRefs); make export splits the commits there.
+
+Base kernel: KSRC=/path/to/git/tree if set, else KERNEL_TARBALL (default
+Debian's linux-source-6.12), unpacked and committed once into a bare repo
+under $KCOLOUR_CACHE/base.
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from . import facts
+from .util import BUILD, CACHE, IDENTITY, Error, fmt_time, git, say
+
+PATCHES = facts.ROOT / "kernel-patches"
+TARBALL = Path(os.environ.get("KERNEL_TARBALL") or "/usr/src/linux-source-6.12.tar.xz")
+KSRC = os.environ.get("KSRC") or ""
+BASE_FORMAT = 2
+
+
+# ------------------------------------------------------------- the series
+
+class Series:
+    """One patch series: its name, directory of kernel-patches/ and version."""
+
+    def __init__(self, name, directory, version):
+        self.name, self.version = name, version
+        self.dir = PATCHES if directory == "." else PATCHES / directory
+        self.prefix = "" if directory == "." else directory + "/"
+        self.branch = "series-" + name  # where it ends in build/linux
+        # The subject prefix of its posting: a first version has no number.
+        self.subject_prefix = "PATCH" if version == "1" else "PATCH v" + version
+
+    def patches(self):
+        """Its patches as paths relative to kernel-patches/, in order."""
+        listing = self.dir / "series"
+        if not listing.exists():
+            return []
+        out = [l.split("#", 1)[0].strip() for l in listing.read_text().splitlines()]
+        for name in filter(None, out):
+            if not (self.dir / name).exists():
+                raise Error("kernel-patches/%sseries lists %s, which does not exist"
+                            % (self.prefix, name))
+        return [self.prefix + n for n in out if n]
+
+
+def all_series():
+    """The series of facts.tsv, in the order make tree lays them."""
+    return [Series(*r[:3]) for r in facts.rows("series")]
+
+
+def series_patches(base=False):
+    """Every patch make tree lays, relative to kernel-patches/, in order."""
+    return [] if base else [p for s in all_series() for p in s.patches()]
+
+
+def base_id():
+    """One string naming the base kernel exactly enough to key caches on."""
+    if KSRC:
+        try:
+            return "git " + git(KSRC, "rev-parse", "HEAD^{tree}")
+        except Error:
+            raise Error("KSRC=%s is not a git work tree (commit it first: git init && "
+                        "git add -A && git commit)" % KSRC) from None
+    if not TARBALL.exists():
+        raise Error("no base kernel: %s is missing (apt-get install linux-source-6.12, "
+                    "or set KSRC=)" % TARBALL)
+    st = TARBALL.stat()
+    return "tarball %s %d %d" % (TARBALL.name, st.st_size, int(st.st_mtime))
+
+
+def series_digest(base=False):
+    """The base and every patch in order: what `make tree` lays."""
+    h = hashlib.sha256(base_id().encode())
+    for p in series_patches(base):
+        h.update(("\npatch %s\n" % p).encode())
+        h.update((PATCHES / p).read_bytes())
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------- the tree
+
+class Tree:
+    """build/linux (or build/linux-base, the base alone) and its state."""
+
+    def __init__(self, base=False):
+        self.base = base
+        self.path = BUILD / ("linux-base" if base else "linux")
+        self.state = BUILD / "linux/.git/kcolour-state"
+
+    def exists(self):
+        return (self.path / "Makefile").exists()
+
+    def unsaved(self):
+        """Why build/linux holds work that kernel-patches/ does not, or ""."""
+        if self.base or not (self.path / ".git").exists():
+            return ""
+        if not self.state.exists():
+            return "build/linux has no record of a finished 'make tree' (did one fail?)"
+        if git(self.path, "rev-parse", "HEAD") != self._field("head"):
+            return "build/linux has commits that are not exported (run 'make export')"
+        if git(self.path, "status", "--porcelain"):
+            return "build/linux has uncommitted changes (commit them, then 'make export')"
+        return ""
+
+    def current(self):
+        """build/linux is exactly base + the current series."""
+        return ((self.path / ".git").exists() and not self.unsaved() and
+                self._field("digest") == series_digest())
+
+    def _field(self, key):
+        for line in self.state.read_text().splitlines() if self.state.exists() else []:
+            k, _, v = line.partition(" ")
+            if k == key:
+                return v
+        return ""
+
+    def write_state(self):
+        self.state.write_text("head %s\ndigest %s\n" % (git(self.path, "rev-parse", "HEAD"),
+                                                        series_digest()))
+
+    def ensure(self):
+        """Lay the tree when it is missing or older than kernel-patches/;
+        the base tree is a work tree of build/linux's kcolour-base tag."""
+        if not self.base:
+            if not self.current():
+                say("build/linux is missing or older than kernel-patches/: running make tree")
+                lay_tree()
+            return
+        linux = BUILD / "linux"
+        if not (linux / ".git").exists():
+            lay_tree()
+        base = git(linux, "rev-parse", "kcolour-base^{commit}")
+        if self.exists() and git(self.path, "rev-parse", "HEAD", check=False) == base:
+            return
+        say("base tree: work tree of build/linux at kcolour-base in %s" % self.path)
+        shutil.rmtree(self.path, ignore_errors=True)
+        git(linux, "worktree", "prune")
+        git(linux, "worktree", "add", "-q", "--detach", str(self.path), "kcolour-base")
+
+
+def _base_repo():
+    """The cached bare repo of the tarball, made once."""
+    key = hashlib.sha256(("%s %d\n" % (base_id(), BASE_FORMAT)).encode()).hexdigest()[:12]
+    repo = CACHE / "base" / ("%s-%s.git" % (TARBALL.name[:-len(".tar.xz")], key))
+    if repo.exists():
+        return repo
+    (CACHE / "base").mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".new.", dir=CACHE / "base"))
+    try:
+        src, bare = tmp / "src", tmp / "repo.git"
+        src.mkdir()
+        say("first use of %s: unpacking it into a cached base repo (once)" % TARBALL.name)
+        subprocess.run(["tar", "-xf", str(TARBALL), "-C", str(src), "--strip-components=1"],
+                       check=True)
+        # Debian's tarball ignores every top-level path (a rule of its
+        # packaging repo): new files would be invisible to git status and add.
+        ignore = src / ".gitignore"
+        if ignore.exists():
+            ignore.write_text(re.sub(r"(?ms)^# Debian packaging.*?^!/debian/\n", "",
+                                     ignore.read_text()))
+        say("committing the base (once)")
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "base", str(bare)], check=True)
+        wt = ["--git-dir=%s" % bare, "--work-tree=%s" % src, "-c", "core.bare=false"]
+        env = {"GIT_AUTHOR_DATE": IDENTITY["GIT_COMMITTER_DATE"]}
+        git(tmp, *wt, "add", "-A", "-f", env=env)
+        git(tmp, *wt, "commit", "-q", "-m", "kcolour base: " + TARBALL.name, "-m",
+            "The tarball as it is, except for Debian's ignore-everything rule in .gitignore.",
+            env=env)
+        git(tmp, *wt, "tag", "kcolour-base")
+        (bare / "index").unlink()
+        say("packing the base (once)")
+        git(tmp, *wt, "repack", "-q", "-a", "-d", "--window=0")
+        try:
+            bare.rename(repo)
+        except OSError:
+            say("another run made %s first" % repo)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return repo
+
+
+def lay_tree(force=False):
+    """make tree: base + series as commits in build/linux."""
+    start = time.time()
+    tree = Tree()
+    if tree.path.exists():
+        reason = tree.unsaved()
+        if reason and not force:
+            raise Error("%s; refusing to replace it (FORCE=1 make tree discards that work)"
+                        % reason)
+        say("removing the old build/linux")
+        shutil.rmtree(tree.path)
+    BUILD.mkdir(parents=True, exist_ok=True)
+    if KSRC:
+        if git(KSRC, "status", "--porcelain", "--untracked-files=no"):
+            say("warning: KSRC has uncommitted changes; only its HEAD is used")
+        say("cloning KSRC=%s" % KSRC)
+        git(BUILD, "clone", "-q", "--no-checkout", KSRC, str(tree.path))
+        git(tree.path, "tag", "-f", "kcolour-base", git(KSRC, "rev-parse", "HEAD"))
+    else:
+        repo = _base_repo()
+        say("cloning the cached base %s" % repo)
+        git(BUILD, "clone", "-q", "--no-checkout", str(repo), str(tree.path))
+    git(tree.path, "config", "user.name", IDENTITY["GIT_AUTHOR_NAME"])
+    git(tree.path, "config", "user.email", IDENTITY["GIT_AUTHOR_EMAIL"])
+    git(tree.path, "config", "rebase.updateRefs", "true")  # keeps series-NAME in place
+    say("checking out the base")
+    git(tree.path, "checkout", "-q", "-b", "kcolour", "kcolour-base")
+    patches, done, series = series_patches(), 0, all_series()
+    for s in series:
+        for p in s.patches():
+            done += 1
+            say("applying [%d/%d] %s" % (done, len(patches), p))
+            try:
+                git(tree.path, "-c", "commit.gpgSign=false", "am", "-q",
+                    "--committer-date-is-author-date", str(PATCHES / p))
+            except Error as e:
+                raise Error("%s does not apply; see build/linux (git am --show-current-patch): "
+                            "%s" % (p, str(e)[:300])) from None
+        if s is not series[-1]:
+            git(tree.path, "branch", "-f", s.branch, "HEAD")
+    if not patches:
+        say("kernel-patches/series is empty or absent: the tree is the base")
+    tree.write_state()
+    say("build/linux ready at %s (%s)" % (git(tree.path, "log", "-1", "--format=%h %s"),
+                                          fmt_time(time.time() - start)))
+
+
+def format_patch(tree, out, commits, options, config=()):
+    """git format-patch of the range commits into out, stable: zero commit
+    ids, no signature, a fixed abbreviation, no global git settings; config:
+    "-c" settings for this run."""
+    git(tree.path, "-c", "core.abbrev=12", *config, "format-patch", "-q", "--zero-commit",
+        "--no-signature", "--abbrev=12", "--no-thread", *options, "-o", str(out),
+        commits, env={"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"})
+
+
+def series_ranges(tree):
+    """[(Series, "from..to")] of build/linux: each series from where the one
+    before ends (kcolour-base first) to its series-NAME branch (HEAD last)."""
+    out, start, series = [], "kcolour-base", all_series()
+    for s in series:
+        end = "HEAD" if s is series[-1] else s.branch
+        if not git(tree.path, "rev-parse", "-q", "--verify", end, check=False):
+            raise Error("build/linux has no branch %s, where the %s series ends (FORCE=1 "
+                        "make tree lays the series again)" % (end, s.name))
+        for a, b in ((start, end), (end, "HEAD")):
+            if subprocess.run(["git", "-C", str(tree.path), "merge-base", "--is-ancestor",
+                               a, b]).returncode:
+                raise Error("build/linux: %s is not an ancestor of %s; the %s series "
+                            "cannot be told apart (move the branch back onto its last "
+                            "commit: git branch -f %s COMMIT)" % (a, b, s.name, s.branch))
+        out.append((s, "%s..%s" % (start, end)))
+        start = end
+    return out
+
+
+def export():
+    """make export: kcolour-base..HEAD of build/linux -> kernel-patches/.
+
+    The output is stable (format_patch()): unchanged commits give
+    byte-identical files."""
+    tree = Tree()
+    if not (tree.path / ".git").exists():
+        raise Error("no build/linux (make tree first)")
+    git(tree.path, "rev-parse", "-q", "--verify", "kcolour-base")
+    if git(tree.path, "status", "--porcelain"):
+        say("warning: build/linux has uncommitted changes; they are not exported")
+    for s, commits in series_ranges(tree):
+        with tempfile.TemporaryDirectory() as tmp:
+            format_patch(tree, tmp, commits, ["--no-cover-letter", "--no-numbered"])
+            new = sorted(p.name for p in Path(tmp).glob("*.patch"))
+            s.dir.mkdir(parents=True, exist_ok=True)
+            changed = 0
+            for name in new:
+                if (s.dir / name).exists() and \
+                        (s.dir / name).read_bytes() == (Path(tmp) / name).read_bytes():
+                    continue
+                shutil.move(str(Path(tmp) / name), s.dir / name)
+                say("wrote kernel-patches/%s%s" % (s.prefix, name))
+                changed += 1
+            for old in s.dir.glob("*.patch"):
+                if old.name not in new and old.name != "0000-cover-letter.patch":
+                    old.unlink()
+                    say("removed stale kernel-patches/%s%s" % (s.prefix, old.name))
+        listing = "".join(n + "\n" for n in new)
+        if not (s.dir / "series").exists() or (s.dir / "series").read_text() != listing:
+            (s.dir / "series").write_text(listing)
+        say("%s: %d patch(es) in kernel-patches/%sseries, %d changed"
+            % (s.name, len(new), s.prefix, changed))
+        cover_letter(tree, s, commits)
+    tree.write_state()
+
+
+def cover_letter(tree, s, commits):
+    """The series' 0000-cover-letter.patch, as `git format-patch
+    --cover-letter` writes it, from its cover-letter.txt (the first
+    paragraph the subject, as in a branch description).  Dated as its last
+    commit, so that the same series gives the same file."""
+    text = s.dir / "cover-letter.txt"
+    if not text.exists():
+        return
+    end = commits.split("..")[1]
+    branch = "kcolour" if end == "HEAD" else end  # git reads the tip branch's description
+    with tempfile.TemporaryDirectory() as tmp:
+        # --compact-summary: "(new)" in the diffstat, so that the "create
+        # mode" lines, wider than checkpatch's 75 columns, can go (below).
+        format_patch(tree, tmp, commits, ["--cover-letter", "--cover-from-description=subject",
+                                          "--subject-prefix=" + s.subject_prefix, "--numbered",
+                                          "--compact-summary"],
+                     config=["-c", "branch.%s.description=%s" % (branch, text.read_text())])
+        letter = (Path(tmp) / "0000-cover-letter.patch").read_text()
+    date = git(tree.path, "log", "-1", "--format=%aD", end)
+    letter = re.sub(r"^Date: .*$", "Date: " + date, letter, count=1, flags=re.M)
+    letter = re.sub(r"^ create mode \d+ .*\n", "", letter, flags=re.M)
+    out = s.dir / "0000-cover-letter.patch"
+    if not out.exists() or out.read_text() != letter:
+        out.write_text(letter)
+        say("wrote kernel-patches/%s0000-cover-letter.patch" % s.prefix)
+
+
+# ------------------------------------------------------------- the whitelist
+
+# The task_struct usercopy whitelist: where it is computed, and what may
+# never happen to it at any commit (v4's series widened it by "usersize +=
+# room" for ten commits).  The LKDTM case of the usercopy suite checks the
+# final tree at run time; this checks every commit in the source.
+WHITELIST_FILES = ["kernel/fork.c", "include/linux/sched/task.h",
+                   "arch/x86/include/asm/processor.h", "arch/x86/kernel/fpu/core.c"]
+WHITELIST_WIDENED = re.compile(r"\b(usersize|useroffset)\s*([-+]=|=[^;=]*[-+](?!>))")
+
+
+def _function(text, name):
+    """The body of the C function NAME in text, or None."""
+    m = re.search(r"^[^\n;]*\b%s\([^;{]*\)\s*\{" % re.escape(name), text, re.M)
+    if not m:
+        return None
+    depth, i = 0, m.end() - 1
+    for j in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[i:j + 1]
+    return None
+
+
+def whitelist_widened(tree, commit):
+    """How commit widens the task_struct usercopy whitelist against the
+    base, in the source: a changed body of the functions that compute it,
+    or arithmetic on usersize/useroffset in the files that pass it on."""
+    problems = []
+    for path in WHITELIST_FILES:
+        old = git(tree, "show", "kcolour-base:" + path, check=False) or ""
+        new = git(tree, "show", "%s:%s" % (commit, path), check=False) or ""
+        for fn in ("task_struct_whitelist", "fpu_thread_struct_whitelist",
+                   "arch_thread_struct_whitelist"):
+            if _function(old, fn) != _function(new, fn):
+                problems.append("%s: %s() differs from the base" % (path, fn))
+        base_lines = set(old.splitlines())
+        added = [l for l in new.splitlines() if l not in base_lines]
+        problems += ["%s: %s" % (path, l.strip()) for l in added if WHITELIST_WIDENED.search(l)]
+    return problems

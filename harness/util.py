@@ -1,0 +1,54 @@
+"""What the harness's modules share: where things go, the error a step
+raises, the progress line, and git run with the project's identity.
+
+    BUILD         build/ of the clone ($BUILD overrides): trees, object dirs, logs
+    CACHE         ~/.cache/kcolour ($KCOLOUR_CACHE): the base repo, images, ccache
+    Error         a step failed; the message says which and where its log is
+    say(msg)      a "[kernel] ..." progress line on stderr
+    git(tree, *args)  git in tree, as the project's committer; its stdout
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from . import facts
+
+BUILD = Path(os.environ.get("BUILD") or facts.ROOT / "build")
+CACHE = Path(os.environ.get("KCOLOUR_CACHE") or Path.home() / ".cache/kcolour")
+# Every commit the project makes carries this identity; dates are fixed so
+# that the base and the applied patches are the same commits everywhere.
+IDENTITY = {"GIT_AUTHOR_NAME": "kcolour project", "GIT_AUTHOR_EMAIL": "kcolour@example.org",
+            "GIT_COMMITTER_NAME": "kcolour project", "GIT_COMMITTER_EMAIL": "kcolour@example.org",
+            "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+
+
+class Error(RuntimeError):
+    """The project's one error: a step failed or an input is wrong; the message
+    says which and where (a build step: where its log is).  Each tool's own
+    errors derive from it (forkrate's Failure, hot_text's Error); a RuntimeError,
+    so that older `except RuntimeError` sites catch it too.  bench/perfab.py,
+    stdlib only for a real machine, keeps its PerfabError."""
+
+
+def say(msg):
+    print("[kernel] " + msg, file=sys.stderr, flush=True)
+
+
+def fmt_time(secs):
+    return "%dm%02ds" % (secs // 60, secs % 60)
+
+
+def git(tree, *args, check=True, env=None, capture=True):
+    r = subprocess.run(["git", "-C", str(tree)] + list(args), text=True, check=False,
+                       capture_output=capture, env=dict(os.environ, **IDENTITY, **(env or {})))
+    if check and r.returncode:
+        raise Error("git %s failed in %s: %s" % (" ".join(args), tree, (r.stderr or "").strip()))
+    return (r.stdout or "").strip()
+
+
+def tool_version(cmd):
+    """The first line of a tool's --version (cmd), or "?"."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "?"
