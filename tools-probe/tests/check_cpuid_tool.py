@@ -25,7 +25,6 @@ happens is stale and fails.  Output is TAP, one line per dump; exit 0 if
 all pass, 1 if not, 2 if the probe or `cpuid` is missing.
 """
 
-import os
 import re
 import shutil
 import subprocess
@@ -34,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from probelib import FIXTURES, Tap, cache_name, run_probe  # noqa: E402
+from probelib import FIXTURES, Tap, cache_name, probe_arg, run_probe  # noqa: E402
 
 # InstLatx64 dumps converted by default: one per decoding path.
 SELECTED = (
@@ -317,13 +316,8 @@ def check(tap, probe, name, raw_path, original, quirks, used):
 
 def main(argv):
     args = [a for a in argv[2:] if a != "--all"]
-    if len(argv) < 2:
-        print("usage: %s PROBE [--all] [DUMP-NAME-SUBSTRING...]" % argv[0], file=sys.stderr)
-        return 2
-    probe = argv[1]
-    if not (os.path.isfile(probe) and os.access(probe, os.X_OK)):
-        print("%s: probe binary %s is missing (build it: make -C tools-probe)"
-              % (argv[0], probe), file=sys.stderr)
+    probe = probe_arg(argv, "PROBE [--all] [DUMP-NAME-SUBSTRING...]")
+    if probe is None:
         return 2
     if not shutil.which("cpuid"):
         print("%s: the `cpuid` tool is missing (apt-get install cpuid)" % argv[0],

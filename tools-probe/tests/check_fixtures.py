@@ -45,14 +45,13 @@ is noticed rather than skipped.
 """
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from probelib import FIXTURES, ProbeError, Tap, cache_name, run_probe  # noqa: E402
+from probelib import FIXTURES, ProbeError, Tap, cache_name, probe_arg, run_probe  # noqa: E402
 
 EXCEPTIONS = HERE / "fixture-exceptions.txt"
 THRESHOLD = 98.0
@@ -163,13 +162,8 @@ def load_exceptions():
 
 
 def main(argv):
-    if len(argv) < 2:
-        print("usage: %s PROBE [DUMP-NAME-SUBSTRING...]" % argv[0], file=sys.stderr)
-        return 2
-    probe = argv[1]
-    if not (os.path.isfile(probe) and os.access(probe, os.X_OK)):
-        print("%s: probe binary %s is missing (build it: make -C tools-probe)"
-              % (argv[0], probe), file=sys.stderr)
+    probe = probe_arg(argv, "PROBE [DUMP-NAME-SUBSTRING...]")
+    if probe is None:
         return 2
     dumps = sorted((FIXTURES / "instlatx64").glob("*.txt"))
     if argv[2:]:

@@ -15,6 +15,7 @@ so they run from any directory.
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 from harness import facts  # noqa: E402
 from harness.tap import Tap  # noqa: E402
 
-__all__ = ["FIXTURES", "ProbeError", "Tap", "cache_name", "run_probe"]  # Tap: re-exported
+__all__ = ["FIXTURES", "ProbeError", "Tap", "cache_name", "probe_arg", "run_probe"]  # Tap: re-exported
 
 FIXTURES = facts.path("fixtures")
 
@@ -38,6 +39,19 @@ def cache_name(level, ctype):
 
 class ProbeError(RuntimeError):
     """kcolour-probe did not run, failed, or printed unusable JSON."""
+
+
+def probe_arg(argv, usage):
+    """The probe binary argv[1] names, or None once the usage or its absence
+    is said on stderr."""
+    if len(argv) < 2:
+        print("usage: %s %s" % (argv[0], usage), file=sys.stderr)
+        return None
+    if not (os.path.isfile(argv[1]) and os.access(argv[1], os.X_OK)):
+        print("%s: probe binary %s is missing (build it: make -C tools-probe)"
+              % (argv[0], argv[1]), file=sys.stderr)
+        return None
+    return argv[1]
 
 
 def run_probe(probe, path, *extra_args):
