@@ -1,30 +1,44 @@
 #!/usr/bin/env python3
-"""make perf-ab: the hardware-counter A/B of kernel stack colouring (stdlib only).
+"""make perf-ab: the A/B of kernel stack colouring on a real machine (stdlib only).
 
-    python3 bench/perfab.py     as root, on a real machine booted into the patched kernel
+    python3 bench/perfab.py [FLAGS] [-- CMD ARGS...]
+                                as root, on a machine booted into the patched kernel
 
-The workloads (bench/workloads: ring N for N in RING_NS, messaging, forkloop) run under
-`perf stat -x,` with the sysctl kernel.kstack_colour 0 and 1, REPEATS times a state,
-interleaved off, on, off, on, ... (after WARMUP discarded pairs), pinned to one CPU.  The
-sysctl is restored however it ends.  WORK gets results.md (also on stdout), runs.csv
-(every count), raw/ (each run's perf CSV and output), runs.tsv (the runs) and meta.
-A difference is real when Welch's |t| > THRESHOLD: on's mean differs from off's by more
-than THRESHOLD combined standard errors sqrt(sd_off^2/n_off + sd_on^2/n_on); otherwise
-it is noise.  p is shown; the rule does not use it.
+Each trial runs a command under `perf stat -x,` with the sysctl kernel.kstack_colour
+0 (off) or 1 (on), alternating off, on, off, on, ... in one boot (after WARMUP
+discarded pairs), pinned to one CPU.  The sysctl colours tasks created after it is
+written, so each trial starts its command afresh: a service that keeps its
+processes (a web server the command talks to) must be restarted between the arms,
+--restart 'systemctl restart lighttpd'.  The commands: the user's own
+(`-- CMD ARGS`, one case), or the bundled workloads (bench/workloads: ring N for N
+in RING_NS, messaging, forkloop).  The sysctl is restored however it ends.
 
-Settings, flags (make perf-ab's variables of the same names in capitals, --sysctl's
-KSTACK_COLOUR_SYSCTL, turn into them: mk/perf-ab.mk): --repeats 10 (at least 2),
---warmup 1, --ring-ns "2 4 8 16" (2..64), --ring-switches 200000 (a ring run's: rounds =
-RING_SWITCHES / N), --msg-args "1 10 5000" (GROUPS FDS LOOPS), --forks 2000 (these three
-empty: no such case), --events cycles,instructions,L1-dcache-load-misses,
-L1-icache-load-misses,LLC-load-misses (where LLC's is <not supported>, as on many AMD
-CPUs, cache-misses can stand in), --threshold 3, --pin-cpu N|none (the lowest allowed
+Per case and event: each arm's mean, median and p99, and the paired difference: a
+pair is the off trial and the on trial after it, and the difference is their log
+ratio; its mean with a 95% Student's t interval over the pairs (bench/paired.py).
+A difference is real where the interval excludes 0 ("lower", "higher"); otherwise
+"no measurable effect", within the interval's half-width.
+
+Events (--events): by default the hardware counters (cycles, instructions, L1D
+replacements, L1I misses, LLC misses) where the PMU counts them all in kernel mode,
+else the software events (cpu-clock, task-clock, context-switches, page-faults), as
+in a VM; given explicitly, every one must be counted.  WORK gets results.md (also on
+stdout), runs.csv (every count), raw/ (each run's perf CSV and output), runs.tsv
+(the runs) and meta.
+
+Flags (make perf-ab's variables of the same names in capitals turn into them, and
+make perf-ab CMD="..." into `-- CMD`: mk/perf-ab.mk): --repeats 20 (pairs, at
+least 2), --warmup 1, --ring-ns "2 4 8 16" (2..64), --ring-switches 200000 (a ring
+run's: rounds = RING_SWITCHES / N), --msg-args "1 10 5000" (GROUPS FDS LOOPS),
+--forks 2000 (these three empty: no such case), --events E1,E2,..., --restart CMD
+(a shell command run after each switch), --pin-cpu N|none (the lowest allowed
 CPU), --perf perf, --wl-dir DIR (no build), --sysctl /proc/sys/kernel/kstack_colour,
 --work build/perf-ab.
 
-Exit: 0 done, or no usable counters here (it says what to install or change, "no numbers
-produced"); 1 an error (not a kcolour kernel, not root, a failed run, bad perf output);
-2 a bad setting; 128 + N on signal N (HUP, INT, TERM).
+Exit: 0 done; 1 an error (a failed run, bad perf output); 2 a bad setting; 3 no
+perf; 4 no permission (perf_event_paranoid for a user, or the sysctl needs root);
+5 no sysctl (not a kcolour kernel); 6 an event perf does not know or does not
+count here; 128 + N on signal N (HUP, INT, TERM).
 """
 
 import argparse
@@ -41,24 +55,30 @@ import sys
 import tempfile
 import time
 
+import paired   # bench/paired.py, beside this file: the paired interval and verdict
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-THRESHOLD = 3.0
 COUNTED, NOT_COUNTED, NOT_SUPPORTED = "counted", "not counted", "not supported"
 SPECIAL = {"<not counted>": NOT_COUNTED, "<not supported>": NOT_SUPPORTED}
+HARDWARE_EVENTS = ("cycles,instructions,L1-dcache-load-misses,L1-icache-load-misses,"
+                   "LLC-load-misses")
+SOFTWARE_EVENTS = "cpu-clock,task-clock,context-switches,page-faults"
 SETTINGS = {    # the settings (flags: FLAGS) and their defaults, also for an empty value
-    "REPEATS": "10", "WARMUP": "1", "RING_NS": "2 4 8 16", "RING_SWITCHES": "200000",
-    "MSG_ARGS": "1 10 5000", "FORKS": "2000", "THRESHOLD": "3", "PIN_CPU": "",
-    "EVENTS": "cycles,instructions,L1-dcache-load-misses,L1-icache-load-misses,LLC-load-misses",
+    "REPEATS": "20", "WARMUP": "1", "RING_NS": "2 4 8 16", "RING_SWITCHES": "200000",
+    "MSG_ARGS": "1 10 5000", "FORKS": "2000", "PIN_CPU": "", "EVENTS": "", "RESTART": "",
     "PERF": "perf", "KSTACK_COLOUR_SYSCTL": "/proc/sys/kernel/kstack_colour", "WL_DIR": "",
     "WORK": os.path.join(TOP, "build", "perf-ab")}
 FLAGS = {k: "--sysctl" if k == "KSTACK_COLOUR_SYSCTL" else "--" + k.lower().replace("_", "-")
          for k in SETTINGS}
+# The half-width (percent) the report says how many pairs would reach.
+TARGET_HALF_WIDTH = 0.5
+# Exit statuses, one a kind of failure, for scripts that run perf-ab.
+EXIT_ERROR, EXIT_USAGE, EXIT_NO_PERF, EXIT_PERMISSION, EXIT_NO_SYSCTL, EXIT_EVENT = range(1, 7)
 EMPTY_MEANS_NONE = ("RING_NS", "MSG_ARGS", "FORKS")     # set but empty: no such case
 CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)", "at least 2 (for a standard deviation)"),
           ("WARMUP", r"[0-9]+", "a non-negative integer"),
           ("RING_SWITCHES", r"[0-9]+", "a non-negative integer"),
           ("FORKS", r"[0-9]*", "a number of forks or empty"),
-          ("THRESHOLD", r"[0-9]+(\.[0-9]+)?", "a number"),
           ("PIN_CPU", r"[0-9]+|none|", "a CPU number or none")]
 
 # workload -> (key of its output line, unit): the per-unit denominator.  Pinned to one
@@ -211,74 +231,6 @@ def probe_problems(path, events):
 mean = statistics.fmean
 
 
-def sd(xs):
-    """The sample standard deviation (n - 1 in the denominator); nan for n < 2."""
-    return statistics.stdev(xs) if len(xs) > 1 else math.nan
-
-
-def welch(a, b):
-    """(t, df) of Welch's t-test of mean(b) - mean(a): t over sqrt(s_a^2/n_a +
-    s_b^2/n_b), df by Welch-Satterthwaite; nan, nan unless both n >= 2.  No
-    variance at all: t 0 for equal means, else +-inf, df n_a + n_b - 2."""
-    na, nb = len(a), len(b)
-    if na < 2 or nb < 2:
-        return math.nan, math.nan
-    va, vb = sd(a) ** 2 / na, sd(b) ** 2 / nb
-    diff = mean(b) - mean(a)
-    if va + vb == 0:
-        return (0.0 if diff == 0 else math.copysign(math.inf, diff)), float(na + nb - 2)
-    return diff / math.sqrt(va + vb), (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
-
-
-def _betacf(a, b, x):
-    """The continued fraction of the incomplete beta function (modified Lentz)."""
-    def nonzero(v):
-        return v if abs(v) > 1e-300 else 1e-300
-    c, d = 1.0, 1.0 / nonzero(1.0 - (a + b) * x / (a + 1.0))
-    h = d
-    for m in range(1, 1000):
-        for aa in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                   -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d, c = 1.0 / nonzero(1.0 + aa * d), nonzero(1.0 + aa / c)
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def t_pvalue(t, df):
-    """Two-sided p of Student's t with df degrees of freedom: P(|T| >= |t|), the
-    regularized incomplete beta function I_x(df/2, 1/2) at x = df / (df + t^2)."""
-    if math.isnan(t) or math.isnan(df):
-        return math.nan
-    a, b, x = df / 2.0, 0.5, df / (df + t * t)
-    if x <= 0.0 or x >= 1.0:    # |t| infinite or 0
-        return 0.0 if x <= 0.0 else 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) +
-                     a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def verdict(t, threshold=THRESHOLD):
-    """'real' when |t| > threshold, 'noise' otherwise, 'n/a' without a t."""
-    return "n/a" if math.isnan(t) else "real" if abs(t) > threshold else "noise"
-
-
-class Comparison:
-    """Off against on for one quantity: the table row's numbers."""
-
-    def __init__(self, off, on, threshold=THRESHOLD):
-        self.mean_off, self.mean_on = (mean(x) if x else math.nan for x in (off, on))
-        self.sd_off, self.sd_on = sd(off), sd(on)
-        self.t, self.df = welch(off, on)
-        self.p = t_pvalue(self.t, self.df)
-        self.verdict = verdict(self.t, threshold)
-        usable = self.mean_off and not math.isnan(self.mean_off)
-        self.diff_pct = 100 * (self.mean_on - self.mean_off) / self.mean_off if usable else math.nan
-
-
 # ------------------------------------------------------------------ report
 def fmt(x):
     """A count or ratio for the tables: 1,234,567 / 12.35 / 0.01234 (inf as is)."""
@@ -322,8 +274,8 @@ class Report:
     """results.md and runs.csv of a perf-ab work dir: from its runs.tsv (a header line,
     then a Run a line) and meta."""
 
-    def __init__(self, d, threshold=THRESHOLD):
-        self.d, self.threshold = d, threshold
+    def __init__(self, d):
+        self.d = d
         meta = (read_text(os.path.join(d, "meta")) or "").splitlines()
         self.meta = dict(line.split("=", 1) for line in meta if "=" in line)
         path = os.path.join(d, "runs.tsv")
@@ -342,19 +294,23 @@ class Report:
         m = self.meta
         self.out += ["# kcolour perf A/B: kernel.kstack_colour off against on", ""]
         labels = {"date": "Date", "kernel": "Kernel", "cpu": "CPU", "perf": "perf",
-                  "pin": "Pinned to", "paranoid": "perf_event_paranoid"}
+                  "pin": "Pinned to", "paranoid": "perf_event_paranoid",
+                  "restart": "Restarted after each switch"}
         self.out += ["- %s: %s" % (label, m[k]) for k, label in labels.items() if m.get(k)]
         self.out += [
-            "- Events: %s (user + kernel unless a modifier says otherwise)" %
-            m.get("events", ", ".join(self.events)),
-            "- Runs: %s per state and case, interleaved off, on, off, on, ... (%s discarded "
+            "- Events: %s (user + kernel unless a modifier says otherwise)%s" % (
+                m.get("events", ", ".join(self.events)),
+                "; " + m["events_note"] if m.get("events_note") else ""),
+            "- Trials: %s pairs per case, off then on, alternating (%s discarded "
             "warm-up pair(s) first)" % (m.get("repeats", "?"), m.get("warmup", "?")),
-            "- Rule: a difference is **real** when Welch's |t| > %g, i.e. when on's mean "
-            "differs from off's by more than %g combined standard errors "
-            "sqrt(sd_off²/n_off + sd_on²/n_on) (so by more than 2 as well); otherwise "
-            "**noise**.  p (two-sided, Student's t with Welch's df) is shown for "
-            "information; the rule does not use it." % (self.threshold, self.threshold),
-            "- diff = (on − off) / off.  Per switch / per fork: each run's count divided "
+            "- on − off: the mean over the pairs of the log ratio on / off, as a "
+            "percentage, with its 95% Student's t interval (bench/paired.py).  A difference "
+            "is **real** where the interval excludes 0 (**lower**, **higher**); otherwise "
+            "there is no measurable effect, within the interval's half-width.  Pairs for "
+            "±{0}%: how many pairs would make the interval that narrow at the spread seen "
+            "(--repeats).".format(TARGET_HALF_WIDTH),
+            "- p99: the nearest-rank 99th percentile of the trials (with fewer than 100 "
+            "trials, the largest).  Per switch / per fork: each run's count divided "
             "by the workload's own count (ring: N × rounds; messaging: the kernel's ctxt "
             "count inside its window, system-wide; forkloop: forks); perf counts the whole "
             "run (setup and warm-up too), so these are slight overestimates.", ""]
@@ -362,8 +318,9 @@ class Report:
     def case_table(self, case):
         runs = [r for r in self.runs if r.case == case]
         unit = next((r.unit for r in runs if r.unit), None)
-        head = "| event | off mean ± sd | on mean ± sd | diff | Welch t | df | p | verdict |"
-        rule = "|---|---:|---:|---:|---:|---:|---:|---|"
+        head = ("| event | off mean | off median | off p99 | on mean | on median | on p99 | "
+                "on − off, 95%% interval | verdict | pairs for ±%g%% |" % TARGET_HALF_WIDTH)
+        rule = "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"
         if unit:
             head += " off per %s | on per %s |" % (unit, unit)
             rule += "---:|---:|"
@@ -379,15 +336,18 @@ class Report:
                     label, len(off), len(vals["off"]), len(on), len(vals["on"])))
             if not off and not on:
                 continue
-            c = Comparison(off, on, self.threshold)
+            by_rep = {s: {r.rep: r.values.get(label) for r in runs if r.state == s}
+                      for s in ("off", "on")}
+            reps = [k for k in by_rep["off"] if by_rep["off"][k] is not None and
+                    by_rep["on"].get(k) is not None]
+            c = paired.Paired([by_rep["off"][k] for k in reps], [by_rep["on"][k] for k in reps])
             self.n_rows += 1
-            self.n_real += c.verdict == "real"
-            cells = ["%s ± %s" % (fmt(c.mean_off), fmt(c.sd_off)),
-                     "%s ± %s" % (fmt(c.mean_on), fmt(c.sd_on)),
-                     cell(c.diff_pct, "%+.2f%%", "n/a"), cell(c.t, "%+.2f", "n/a"),
-                     cell(c.df, "%.1f", "n/a"),
-                     "0" if c.p == 0 else cell(c.p, "%.1e" if c.p < 0.001 else "%.3f", "n/a"),
-                     "**real**" if c.verdict == "real" else c.verdict]
+            self.n_real += c.verdict in (paired.LOWER, paired.HIGHER)
+            cells = [fmt(x) for arm in (off, on) for x in paired.summary(arm)]
+            need = c.pairs_for(TARGET_HALF_WIDTH)
+            cells += [c.interval(), "**%s**" % c.verdict if c.verdict in (paired.LOWER,
+                                                                        paired.HIGHER)
+                      else c.described(), "n/a" if need is None else str(need)]
             if unit:
                 for s in ("off", "on"):
                     per = [v / d for v, d in vals[s] if v is not None and d]
@@ -399,7 +359,7 @@ class Report:
                          "those counts, which adds noise; fewer events, or "
                          "`sysctl kernel.nmi_watchdog=0`, free counters" % min(low))
         if not unit:
-            notes.append("no per-unit figures: the workload printed no count to divide by")
+            notes.append("no per-unit figures: the command printed no count to divide by")
         self.out += [""] + ["Note: %s." % n for n in notes] + ([""] if notes else [])
 
     def write(self):
@@ -407,8 +367,8 @@ class Report:
         self.header()
         for case in self.cases:
             self.case_table(case)
-        self.out.append("%d of %d comparisons real (|t| > %g), the rest noise." % (
-            self.n_real, self.n_rows, self.threshold))
+        self.out.append("%d of %d comparisons real (the 95%% interval excludes 0), the rest "
+                        "no measurable effect." % (self.n_real, self.n_rows))
         text = "\n".join(self.out) + "\n"
         with open(os.path.join(self.d, "results.md"), "w", encoding="utf-8") as f:
             f.write(text)
@@ -428,9 +388,10 @@ def say(msg):
     print("[perf-ab] " + msg, file=sys.stderr)
 
 
-def error(msg, status=1):
-    """Exit status: 1 an error, 2 a bad setting (run_ab() restores the sysctl on the way)."""
-    print("perf-ab: " + ("error: " if status == 1 else "") + msg, file=sys.stderr)
+def error(msg, status=EXIT_ERROR):
+    """Exit with status (EXIT_*) and msg on stderr; run_ab() restores the sysctl
+    on the way."""
+    print("perf-ab: " + ("" if status == EXIT_USAGE else "error: ") + msg, file=sys.stderr)
     sys.exit(status)
 
 
@@ -456,25 +417,30 @@ def write_file(path, text):
 class AB:
     """One A/B: the settings (settings()), the sysctl's first value, the steps."""
 
-    def __init__(self, env):
+    def __init__(self, env, cmd=()):
         c = {k: env[k] if k in EMPTY_MEANS_NONE and k in env else env.get(k) or v
              for k, v in SETTINGS.items()}
         for k, pattern, what in CHECKS:
             if not re.fullmatch(pattern, c[k]):
-                error("%s must be %s, not '%s'" % (FLAGS[k], what, c[k]), 2)
-        self.cases = []     # (name, workload, args)
+                error("%s must be %s, not '%s'" % (FLAGS[k], what, c[k]), EXIT_USAGE)
+        self.cases = []     # (name, workload, args): a bundled workload, or "cmd" and argv
+        if cmd:
+            self.cases.append(("cmd", "cmd", list(cmd)))
+            c.update(RING_NS="", MSG_ARGS="", FORKS="")
         for n in c["RING_NS"].split():
             if not re.fullmatch(r"[0-9]+", n) or not 2 <= int(n) <= 64:
-                error("--ring-ns: each N must be in 2..64, not '%s'" % n, 2)
+                error("--ring-ns: each N must be in 2..64, not '%s'" % n, EXIT_USAGE)
             if int(c["RING_SWITCHES"]) < int(n):
-                error("--ring-switches (%s) is below N=%s" % (c["RING_SWITCHES"], n), 2)
+                error("--ring-switches (%s) is below N=%s" % (c["RING_SWITCHES"], n),
+                      EXIT_USAGE)
             self.cases.append(("ring-" + n, "ring", [n, str(int(c["RING_SWITCHES"]) // int(n))]))
         if c["MSG_ARGS"]:
             self.cases.append(("messaging", "messaging", c["MSG_ARGS"].split()))
         if c["FORKS"]:
             self.cases.append(("forkloop", "forkloop", [c["FORKS"]]))
         self.repeats, self.warmup, self.work = int(c["REPEATS"]), int(c["WARMUP"]), c["WORK"]
-        self.threshold, self.events, self.perf = float(c["THRESHOLD"]), c["EVENTS"], c["PERF"]
+        self.events, self.perf, self.restart = c["EVENTS"], c["PERF"], c["RESTART"]
+        self.events_note = ""   # why the events are not the ones asked for
         self.sysctl, self.pin, self.wl_dir = c["KSTACK_COLOUR_SYSCTL"], c["PIN_CPU"], c["WL_DIR"]
         self.orig = None    # the sysctl's value at the start, once read: restore() puts it back
         self.in_run, self.pending = False, None     # see on_signal()
@@ -502,58 +468,89 @@ class AB:
             if self.pending:
                 sys.exit(self.pending)
 
-    def perf_stat(self, csv, cmd, pin=(), **redirects):
-        return self.run(list(pin) + [self.perf, "stat", "-x,", "-o", csv, "-e", self.events,
-                                     "--"] + cmd, **redirects)
+    def perf_stat(self, csv, cmd, pin=(), events=None, **redirects):
+        return self.run(list(pin) + [self.perf, "stat", "-x,", "-o", csv, "-e",
+                                     events or self.events, "--"] + cmd, **redirects)
 
-    def unavailable(self, what, reason):
-        """No counters here (what: supported or available): say so, with advice; exit 0."""
-        print("perf-ab: hardware cache counters are not %s on this machine (%s);\n"
-              "perf-ab needs real hardware with the patched kernel; no numbers produced."
-              % (what, reason))
-        if "not installed" in reason:
-            print("  Install perf: Debian: apt-get install linux-perf; "
-                  "Ubuntu: apt-get install linux-tools-$(uname -r); Fedora: dnf install perf.")
-            sys.exit(0)
+    def permission_advice(self):
         if os.geteuid() == 0:
-            print("  Running as root: perf_event_paranoid (%s) is not the cause." % paranoid())
-        else:
-            print("  perf_event_paranoid is %s: as a user, kernel counts need 1 or less "
-                  "(sysctl kernel.perf_event_paranoid=1);\n  or run as root (sudo make "
-                  "perf-ab), which switching the sysctl needs anyway." % paranoid())
-        print("  In a VM the host must expose the PMU (QEMU/KVM: -cpu host, vPMU on).\n"
-              "  Where only LLC-load-misses is missing (many AMD CPUs), perf's generic\n"
-              "  cache-misses can stand in: make perf-ab EVENTS=cycles,instructions,"
-              "L1-dcache-load-misses,L1-icache-load-misses,cache-misses")
-        sys.exit(0)
+            return "running as root, perf_event_paranoid (%s) is not the cause" % paranoid()
+        return ("perf_event_paranoid is %s: as a user, kernel counts need 1 or less "
+                "(sysctl kernel.perf_event_paranoid=1); or run as root (sudo make perf-ab), "
+                "which switching the sysctl needs anyway" % paranoid())
 
-    def probe(self):
-        """Step 1: `perf stat -e EVENTS -- true`.  No perf, a perf failure (perf_event_open,
-        permissions) or an event not counted with kernel counts: unavailable() exits 0."""
-        if not shutil.which(self.perf):
-            self.unavailable("available", "perf is not installed: '%s' not found" % self.perf)
+    def probe_events(self, events):
+        """`perf stat -e events -- true`: (why events cannot be used, [] if they can;
+        how many were counted).  Exits where perf cannot run them at all: no
+        permission, an event it does not know, another failure."""
         with tempfile.TemporaryDirectory(prefix="perf-ab.") as tmp:
             csv = os.path.join(tmp, "probe.csv")
-            p = self.perf_stat(csv, ["true"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            p = self.perf_stat(csv, ["true"], events=events, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
             if p.returncode:
                 reason = " ".join([x for x in p.stderr.splitlines() if x.strip()][:3])
-                self.unavailable("available", "perf stat failed: " + (reason or "no message"))
+                if re.search(r"[Pp]ermission|perf_event_paranoid|Access to performance",
+                             p.stderr):
+                    error("perf stat may not count here (%s); %s" % (
+                        reason, self.permission_advice()), EXIT_PERMISSION)
+                if re.search(r"event syntax error|[Uu]nknown event|Cannot find PMU", p.stderr):
+                    error("perf does not know an event of %s (%s); `perf list` names the "
+                          "events it knows" % (events, reason), EXIT_EVENT)
+                error("perf stat failed: %s" % (reason or "no message"))
             try:
-                problems = probe_problems(csv, [e for e in self.events.split(",") if e])
+                counted = sum(c.status == COUNTED for c in aggregate(parse_file(csv)).values())
+                return probe_problems(csv, [e for e in events.split(",") if e]), counted
             except PerfabError as e:
                 error("cannot read perf's probe output: %s" % e)
-        if problems:
-            self.unavailable("supported", "; ".join(problems))
+
+    def refuse(self, problems):
+        """Events that cannot be used: counted in user mode only is perf_event_paranoid's
+        doing (EXIT_PERMISSION); the rest is the machine's (EXIT_EVENT)."""
+        text = "; ".join(problems)
+        if any("user mode only" in x for x in problems):
+            error("no kernel counts: %s; %s" % (text, self.permission_advice()),
+                  EXIT_PERMISSION)
+        error("events not counted on this machine: %s.  `perf list` names the events it "
+              "has; in a VM the host must expose the PMU (QEMU/KVM: -cpu host); where only "
+              "LLC-load-misses is missing (many AMD CPUs), cache-misses can stand in; "
+              "--events %s counts without a PMU" % (text, SOFTWARE_EVENTS), EXIT_EVENT)
+
+    def probe(self):
+        """Step 1: the events.  Asked for (--events): all counted, with kernel counts,
+        or refuse().  By default: the hardware counters; where none is counted (no
+        PMU, as in most VMs), the software events; where some are, refuse()."""
+        if not shutil.which(self.perf):
+            error("perf is not installed ('%s' not found).  Debian: apt-get install "
+                  "linux-perf; Ubuntu: apt-get install linux-tools-$(uname -r); Fedora: "
+                  "dnf install perf" % self.perf, EXIT_NO_PERF)
+        if self.events:
+            problems, _ = self.probe_events(self.events)
+            if problems:
+                self.refuse(problems)
+        else:
+            problems, counted = self.probe_events(HARDWARE_EVENTS)
+            self.events = HARDWARE_EVENTS
+            if counted and problems:    # a PMU, but not for every event: the user chooses
+                self.refuse(problems)
+            if problems:                # no PMU at all (a VM)
+                soft, _ = self.probe_events(SOFTWARE_EVENTS)
+                if soft:
+                    self.refuse(problems + soft)
+                self.events = SOFTWARE_EVENTS
+                self.events_note = ("the hardware counters are not counted here (%s), so "
+                                    "the software events" % "; ".join(problems))
+                say("no hardware counters here: the software events")
         say("counters: %s all counted" % self.events)
 
     def check_sysctl(self):
         """Step 2: a kcolour kernel, and the right to switch it; remembers its value."""
         if not os.path.exists(self.sysctl):
             error("not running a kcolour kernel: %s does not exist (boot the patched kernel, "
-                  "CONFIG_KSTACK_COLOUR=y; uname -r: %s)" % (self.sysctl, os.uname().release))
+                  "CONFIG_KSTACK_COLOUR=y; uname -r: %s)" % (self.sysctl, os.uname().release),
+                  EXIT_NO_SYSCTL)
         if not os.access(self.sysctl, os.W_OK):
             error("cannot write %s: switching colouring needs root (sudo make perf-ab)"
-                  % self.sysctl)
+                  % self.sysctl, EXIT_PERMISSION)
         value = self.read_sysctl()
         if value not in ("0", "1"):
             error("%s reads '%s', not 0 or 1" % (self.sysctl, value))
@@ -589,7 +586,10 @@ class AB:
         return now == orig
 
     def build_workloads(self):
-        """Without --wl-dir: make them into WORK/bin.  Either way each must be there."""
+        """Without --wl-dir: make them into WORK/bin.  Either way each must be there.
+        The user's own command needs none of them."""
+        if all(wl == "cmd" for _, wl, _ in self.cases):
+            return
         if not self.wl_dir:
             self.wl_dir = self.path("bin")
             say("building the workloads in %s" % rel(self.wl_dir))
@@ -605,10 +605,15 @@ class AB:
         """One perf stat run of case in state (off, on); rep 0 is a warm-up (not listed).
         The sysctl colours the tasks created after the write: perf creates the run's."""
         name, wl, args = case
-        cmd = [os.path.join(self.wl_dir, wl)] + args
+        cmd = args if wl == "cmd" else [os.path.join(self.wl_dir, wl)] + args
         pin = [] if self.pin == "none" else ["taskset", "-c", self.pin]
         base = "raw/%s-%s-%d" % (name, state, rep)
         self.set_colour("1" if state == "on" else "0")
+        if self.restart:
+            p = self.run(["sh", "-c", self.restart], stdout=sys.stderr.fileno())
+            if p.returncode:
+                error("--restart '%s' failed (exit %d) before %s (%s, run %d)" % (
+                    self.restart, p.returncode, name, state, rep))
         with open(self.path(base + ".out"), "w") as out:
             p = self.perf_stat(self.path(base + ".csv"), cmd, pin, stdout=out,
                                stderr=subprocess.PIPE)
@@ -620,7 +625,8 @@ class AB:
                 name, state, rep, " ".join(pin), self.perf, " ".join(cmd)))
         if rep:
             with open(self.path("runs.tsv"), "a") as f:
-                f.write("\t".join([name, wl, " ".join([wl] + args), state, str(rep),
+                f.write("\t".join([name, wl, " ".join(cmd if wl == "cmd" else [wl] + args),
+                                   state, str(rep),
                                    base + ".csv", base + ".out"]) + "\n")
 
     def write_meta(self):
@@ -630,7 +636,8 @@ class AB:
         meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "kernel": os.uname().release, "cpu": cpu.group(1) if cpu else os.uname().machine,
                 "perf": perf.stdout.partition("\n")[0], "pin": pin,
-                "paranoid": paranoid(), "events": self.events, "repeats": self.repeats,
+                "paranoid": paranoid(), "events": self.events,
+                "events_note": self.events_note, "restart": self.restart, "repeats": self.repeats,
                 "warmup": self.warmup, "sysctl": "%s (was %s)" % (self.sysctl, self.orig)}
         write_file(self.path("meta"), "".join("%s=%s\n" % kv for kv in meta.items()))
 
@@ -643,7 +650,8 @@ class AB:
         if self.pin != "none" and not shutil.which("taskset"):
             error("taskset not found (apt-get install util-linux), or --pin-cpu none")
         if not self.cases:
-            error("no cases (--ring-ns, --msg-args and --forks are all empty)", 2)
+            error("no cases (--ring-ns, --msg-args and --forks are all empty, and no "
+                  "-- CMD)", EXIT_USAGE)
         self.build_workloads()
         shutil.rmtree(self.path("raw"), ignore_errors=True)
         for name in ("results.md", "runs.csv"):
@@ -655,19 +663,20 @@ class AB:
             error("cannot create %s" % self.path("raw"))
         write_file(self.path("runs.tsv"), "case\tworkload\tcmd\tstate\trep\tcsv\tout\n")
         self.write_meta()
-        say("%d cases x %d runs x off/on (+%d warm-up pair each)" % (
+        say("%d case(s) x %d pairs of runs, off then on (+%d warm-up pair each)" % (
             len(self.cases), self.repeats, self.warmup))
         for case in self.cases:     # interleaved, so that drift spreads over off and on
             t0 = time.monotonic()
             for rep in [0] * self.warmup + list(range(1, self.repeats + 1)):
                 self.run_one(case, "off", rep)
                 self.run_one(case, "on", rep)
-            say("%s: %s done (%d s)" % (case[0], " ".join([case[1]] + case[2]),
-                                        time.monotonic() - t0))
+                if rep and (rep % 5 == 0 or rep == self.repeats):
+                    say("%s: %d of %d pairs (%d s)" % (case[0], rep, self.repeats,
+                                                      time.monotonic() - t0))
         if not self.restore():
-            sys.exit(1)
+            sys.exit(EXIT_ERROR)
         try:
-            text = Report(self.work, self.threshold).write()
+            text = Report(self.work).write()
         except (PerfabError, OSError) as e:
             error("the report failed (the runs are in %s): %s" % (rel(self.work), e))
         sys.stdout.write(text)
@@ -676,22 +685,33 @@ class AB:
 
 
 def settings(argv):
-    """The settings of the command line's flags, by SETTINGS' names; a flag not
-    given is its default, and one given empty is its default too, except where
-    empty means no such case (EMPTY_MEANS_NONE)."""
+    """(settings, command): the settings of the command line's flags, by SETTINGS'
+    names, and the user's command after `--` (() without one).  A flag not given
+    is its default, and one given empty is its default too, except where empty
+    means no such case (EMPTY_MEANS_NONE)."""
+    argv = list(argv)
+    cmd = argv[argv.index("--") + 1:] if "--" in argv else []
+    if "--" in argv:
+        argv = argv[:argv.index("--")]
+        if not cmd:
+            print("perf-ab: -- must be followed by a command", file=sys.stderr)
+            sys.exit(EXIT_USAGE)
     p = argparse.ArgumentParser(prog="perfab.py", description=__doc__,
+                                usage="%(prog)s [FLAGS] [-- CMD ARGS...]",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     for k, v in SETTINGS.items():
         p.add_argument(FLAGS[k], dest=k, metavar=k.split("_")[-1],
-                       help="default %s" % (rel(v) if v else {"PIN_CPU": "the lowest allowed CPU",
-                                                              "WL_DIR": "build them"}[k]))
-    return {k: v for k, v in vars(p.parse_args(argv)).items() if v is not None}
+                       help="default %s" % (rel(v) if v else {
+                           "PIN_CPU": "the lowest allowed CPU", "WL_DIR": "build them",
+                           "EVENTS": "the hardware counters, else software events",
+                           "RESTART": "none"}[k]))
+    return {k: v for k, v in vars(p.parse_args(argv)).items() if v is not None}, cmd
 
 
 def run_ab(argv=()):
     """The A/B; the sysctl is restored on any exit: done, an error or a signal
     (AB.on_signal; one ignored from the start stays ignored, as in a shell)."""
-    ab = AB(settings(argv))     # usage errors exit 2 here, before anything is touched
+    ab = AB(*settings(argv))    # usage errors exit 2 here, before anything is touched
     signals = [s for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM)
                if signal.getsignal(s) != signal.SIG_IGN]
     for sig in signals:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import bisect_check, kernel, qemu, series, tap, util
+from . import bisect_check, deb, kernel, qemu, series, tap, util
 
 
 def image_check(name):
@@ -55,6 +55,14 @@ COMMANDS = {
                    lambda a: kernel.menuconfig(a.name, fragments(a)), [NAME, FRAGMENTS]),
     "bisect-check": ("build every commit of the series on its own",
                      lambda a: bisect_check.main(), []),
+    "deb": ("Debian packages of base + every series (bindeb-pkg), from a distribution's config",
+            lambda a: deb.main(a.config, a.localmodconfig, a.configure_only),
+            [(["--config"], {"metavar": "FILE", "help": "a kernel .config, .xz too (default: "
+                                                       "/boot/config-$(uname -r))"}),
+             (["--localmodconfig"], {"action": "store_true",
+                                     "help": "only the modules loaded here (lsmod)"}),
+             (["--configure-only"], {"action": "store_true",
+                                     "help": "configure build/obj/deb, build nothing"})]),
     "initramfs": ("a busybox initramfs with these files",
                   lambda a: print(qemu.initramfs(a.out, [f.split(":", 1) for f in a.files])),
                   [(["out"], {}), (["files"], {"nargs": "*", "metavar": "SRC:DEST"})]),

@@ -7,11 +7,24 @@ and kernel.py's Kmake (series.py, below kernel.py, cannot import it).  The
 builds are not images: nothing is cached.
 """
 
+import re
+
 from . import facts
 from .kconfig import fragment_files
 from .kernel import Kmake
 from .series import Tree, lay_tree, whitelist_widened
 from .util import BUILD, Error, git, say
+
+
+def defined_in(tree, path):
+    """Whether every option the fragment at path sets is defined in the
+    tree as checked out: a commit before the one that adds an option
+    builds without that option's fragment."""
+    wanted = set(re.findall(r"^CONFIG_(\w+)=", path.read_text(), re.M))
+    found = git(tree, "grep", "-h", "-o", "-E",
+                "^(menu)?config (%s)$" % "|".join(sorted(wanted)), "--", "*Kconfig*",
+                check=False)
+    return wanted <= {l.split()[-1] for l in found.splitlines()}
 
 
 def main():
@@ -28,9 +41,6 @@ def main():
     if tree.unsaved():
         raise Error(tree.unsaved())
     branch = git(tree.path, "symbolic-ref", "--short", "HEAD")
-    option = {"kcolour": "KSTACK_COLOUR", "kcolour-task": "TASK_STRUCT_COLOUR",
-              "kcolour-test": "KSTACK_COLOUR_KUNIT_TEST",
-              "kcolour-modules": "KSTACK_COLOUR_KUNIT_TEST"}
     variants = [("built-in", facts.image_spec("test")[1], ["bzImage"]),
                 ("modules", facts.image_spec("test")[1] + ["kcolour-modules"],
                  ["bzImage", "modules"])]
@@ -40,13 +50,12 @@ def main():
             built = []
             git(tree.path, "checkout", "-q", c)
             subject = git(tree.path, "log", "-1", "--format=%h %s", c)
-            kconfig = (tree.path / "arch/x86/Kconfig").read_text()
             widened = whitelist_widened(tree.path, c)
             for w in widened:
                 say("%s: the task_struct usercopy whitelist: %s" % (subject, w))
             for name, fragments, targets in variants:
-                frags = [f for f in fragments
-                         if f not in option or "\nconfig %s\n" % option[f] in kconfig]
+                frags = [f for f, path in zip(fragments, fragment_files(fragments))
+                         if defined_in(tree.path, path)]
                 if frags in built:
                     continue  # before the series adds its modules: the same build again
                 built.append(frags)
@@ -60,7 +69,9 @@ def main():
                 except Error:
                     r = "FAIL"
                 failed |= r != "ok"
-                warnings = sum("warning:" in l for l in open(obj / "build.log", errors="replace"))
+                log = obj / "build.log"
+                warnings = sum("warning:" in l for l in
+                               open(log, errors="replace")) if log.exists() else 0
                 print("%s %s, %s [%s] (warnings: %d)%s" % (
                     r, subject, name, " ".join(frags), warnings,
                     ", widens the task_struct whitelist" if widened else ""), flush=True)

@@ -60,6 +60,10 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # The profile format, and the series' hot-text linker script
         # generator (after static, which lays build/linux).
         ("hot-text-unit", [PY, "falign/tests/test_hot_text.py"]),
+        # make deb's configuration on Debian's own config (full: the
+        # packages, from the test image's config).
+        ("deb-config", [PY, "scripts/check_deb.py"]),
+    ] + ([("deb-build", [PY, "scripts/check_deb.py", "build"])] if full else []) + [
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
@@ -67,6 +71,8 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("falign-layouts-quick", [PY, "falign/layouts.py", "--quick"] + j),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
+        # make perf-ab -- CMD for real, in the test image (software events).
+        ("perf-ab-guest", [PY, "bench/tests/perf_ab_guest.py"]),
         # The KUnit suite as the kernel's own runner runs it: kunit.py exec
         # on the test image (full: kunit.py run, its own kernel, too).
         ("kunit-py", [PY, "selftests/kunit_py.py"]),
@@ -99,6 +105,7 @@ def suites(full, fuzz_seconds=None, jobs=None):
                              "exec %s bench/cpus.py --quick --dump build/host.cpuid-r.txt %s"
                              % (PY, " ".join(j))]),
         ("bench-sweep-quick", [PY, "bench/sweep.py", "--quick"] + j),
+        ("paired-unit", [PY, "bench/tests/test_paired.py"]),
         ("perf-ab-unit", [PY, "bench/tests/test_perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
     ]

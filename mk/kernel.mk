@@ -99,3 +99,11 @@ falign-layouts: deps probe-build ## L1I misses of each alignment choice in three
 .PHONY: hot-text-profile
 hot-text-profile: deps probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
 	@python3 falign/hot_text.py $(RUN_FLAGS) $(if $(ROOM),--room $(ROOM))
+
+.PHONY: deb
+
+# Debian packages of base + every series for a real machine (harness/deb.py,
+# docs/real-hardware.md): from CONFIG=FILE or the running kernel's
+# /boot/config-*, LOCALMODCONFIG=1 for only the modules loaded here.
+deb: deps ## Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
+	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig)

@@ -31,6 +31,10 @@ PACKAGES=(
 	sparse coccinelle ocaml-nox ocaml-findlib
 	# copied into the reliability guests (make reliability)
 	trinity stress-ng
+	# make perf-ab, and its run in a guest (perf and Debian's python3.11)
+	linux-perf python3.11
+	# make deb: bindeb-pkg, and Debian's own kernel configs to start from
+	dpkg-dev fakeroot kmod linux-config-6.12
 )
 
 missing=()

@@ -163,45 +163,23 @@ def test_malformed(t, tmp):
 # --------------------------------------------------------------- statistics
 
 def test_stats(t):
-    a, b = [1, 2, 3, 4, 5], [2, 4, 6, 8, 10]
-    t.ok(pa.mean(a) == 3 and close(pa.sd(a), math.sqrt(2.5)) and close(pa.sd(b), math.sqrt(10)),
-         "mean 3, sample sd sqrt(2.5) = 1.5811; sd of 2,4..10 = sqrt(10)")
-    tv, df = pa.welch(a, b)
-    # se = sqrt(2.5/5 + 10/5) = sqrt(2.5); t = 3 / 1.58114 = 1.89737;
-    # df = 2.5^2 / (0.5^2/4 + 2^2/4) = 6.25 / 1.0625 = 5.88235
-    t.ok(close(tv, 1.8973666) and close(df, 5.8823529), "Welch t 1.8974, df 5.8824 (by hand)",
-         (tv, df))
-    t.ok(math.isnan(pa.sd([7])) and all(math.isnan(x) for x in pa.welch([1], [1, 2])),
-         "one value: no sd, no t")
-    t.ok(pa.welch([5, 5, 5], [5, 5]) == (0.0, 3.0) and pa.welch([5, 5], [6, 6]) == (math.inf, 2.0),
-         "no variance: t 0 for equal means, inf for different")
+    """perf-ab's statistics are bench/paired.py's (its own tests: test_paired.py)."""
+    t.ok(pa.mean([1, 2, 3, 4, 5]) == 3, "mean 3")
     # Exact: df 1 is Cauchy, P(|T| > 1) = 1/2; df 2: P(|T| > t) = 1 - t / sqrt(2 + t^2).
     # Tables: t(0.975, 10) = 2.228139, t(0.975, 18) = 2.100922, t(0.995, 18) = 2.878440.
-    ps = [pa.t_pvalue(1, 1), pa.t_pvalue(2, 2), pa.t_pvalue(2.228139, 10),
-          pa.t_pvalue(-2.100922, 18), pa.t_pvalue(2.878440, 18), pa.t_pvalue(0, 7),
-          pa.t_pvalue(math.inf, 5)]
+    tp = pa.paired.t_pvalue
+    ps = [tp(1, 1), tp(2, 2), tp(2.228139, 10), tp(-2.100922, 18), tp(2.878440, 18), tp(0, 7),
+          tp(math.inf, 5)]
     t.ok(close(ps[0], 0.5, 1e-9) and close(ps[1], 1 - 2 / math.sqrt(6), 1e-9) and
          close(ps[2], 0.05, 1e-5) and close(ps[3], 0.05, 1e-5) and close(ps[4], 0.01, 1e-5)
          and ps[5] == 1.0 and ps[6] == 0.0, "two-sided p against exact values and t tables", ps)
-
-    off = [100, 101, 99, 100, 102, 98, 100, 101, 99, 100]
-    on = [x - 10 for x in off]
-    c = pa.Comparison(off, on)
-    t.ok(c.verdict == "real" and close(c.diff_pct, -10.0) and c.t < -3,
-         "a clear 10% drop over 1% noise: real", vars(c))
-    off = [100.3, 99.1, 101.2, 98.7, 100.9, 99.6, 100.1, 99.8, 101.0, 99.3]
-    on = [99.9, 100.8, 99.2, 100.4, 98.9, 101.1, 100.2, 99.5, 100.6, 99.7]
-    c = pa.Comparison(off, on)
-    t.ok(c.verdict == "noise" and abs(c.t) < 1, "two samples of the same noise: noise",
-         vars(c))
-    off, on = [100, 150, 80, 120, 60], [130, 90, 170, 110, 140]
-    c = pa.Comparison(off, on)
-    t.ok(c.verdict == "noise" and c.diff_pct > 20,
-         "a 26%% difference of the means inside a wide spread: still noise (|t| = %.2f)" % abs(c.t),
-         vars(c))
-    t.ok(pa.verdict(3.0) == "noise" and pa.verdict(-3.01) == "real" and
-         pa.verdict(2.5, threshold=2) == "real" and pa.verdict(math.nan) == "n/a",
-         "verdict: |t| > threshold, strictly")
+    # Pairs cancel the drift that an unpaired test would count as noise: trial i
+    # of both arms shares a drift, on is 1% lower.
+    drift = [100, 150, 80, 120, 60]
+    c = pa.paired.Paired(drift, [x * 0.99 * (1 + 0.001 * (-1) ** i) for i, x in
+                                 enumerate(drift)])
+    t.ok(c.verdict == pa.paired.LOWER and c.hi < 0,
+         "a 1%% drop under a drift of +-50%% between trials: paired, lower (%s)" % c.interval())
 
 
 def test_report_notes(t, tmp):
@@ -225,8 +203,9 @@ def test_report_notes(t, tmp):
     t.ok(not err and "L1-dcache-load-misses: counted in 2 of 2 off runs and 0 of 2 "
          "on runs" in out and "lowest 57.1% running" in out and "off per fork" in out,
          "report: notes a <not counted> event and multiplexing", out + err)
-    t.ok("| cycles | 1,543,298,765 ± 0 | 2,876,543,210 ± 0 | +86.39% | +inf |" in out,
-         "report: the table row (no variance: t inf)", out)
+    t.ok("| cycles | 1,543,298,765 | 1,543,298,765 | 1,543,298,765 | 2,876,543,210 | "
+         "2,876,543,210 | 2,876,543,210 | +86.39% [+86.39%, +86.39%] | **higher** | 2 |" in out,
+         "report: the table row: each arm's mean, median, p99, the paired interval", out)
     t.ok(os.path.exists(os.path.join(d, "results.md")) and
          open(os.path.join(d, "runs.csv")).read().count("\n") == 1 + 4 * 5,
          "report: results.md and runs.csv (a header and 20 rows)")
@@ -242,8 +221,8 @@ def split_settings(env):
             if k not in pa.SETTINGS or k == "KSTACK_COLOUR_SYSCTL"}, flags
 
 
-def run_script(tmp, env=None, sysctl="1", timeout=120):
-    """Run the A/B with the fakes; (CompletedProcess, sysctl file, work dir)."""
+def run_script(tmp, env=None, sysctl="1", timeout=120, cmd=None):
+    """Run the A/B with the fakes (and -- cmd); (CompletedProcess, sysctl file, work dir)."""
     path = os.path.join(tmp, "kstack_colour")
     work = os.path.join(tmp, "work")
     state = os.path.join(tmp, "state")
@@ -254,12 +233,12 @@ def run_script(tmp, env=None, sysctl="1", timeout=120):
     e = dict(os.environ, PERF=FAKE_PERF, KSTACK_COLOUR_SYSCTL=path, WL_DIR=FAKE_WL, WORK=work,
              FAKE_PERF_STATE=state, REPEATS="4", WARMUP="1", RING_NS="2 4",
              RING_SWITCHES="1000", MSG_ARGS="1 2 3", FORKS="10", PIN_CPU="none")
-    for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_WL_SLEEP", "EVENTS", "THRESHOLD"):
+    for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_WL_SLEEP", "EVENTS", "RESTART"):
         e.pop(k, None)
     e.update(env or {})
     e, flags = split_settings(e)
-    r = subprocess.run([sys.executable, PERFAB] + flags, env=e, capture_output=True, text=True,
-                       timeout=timeout)
+    r = subprocess.run([sys.executable, PERFAB] + flags + (["--"] + cmd if cmd is not None else []),
+                       env=e, capture_output=True, text=True, timeout=timeout)
     return r, path, work
 
 
@@ -279,41 +258,55 @@ def flow_dir(base, name):
 
 def test_flow(t, tmp):
     r, _, work = run_script(flow_dir(tmp, "noperf"), {"PERF": "/nonexistent/perf"})
-    t.ok(r.returncode == 0 and "perf is not installed" in r.stdout and "linux-perf" in r.stdout
-         and "no numbers produced" in r.stdout and not os.path.exists(work),
-         "no perf: says what to install, exit 0, nothing written", r)
+    t.ok(r.returncode == pa.EXIT_NO_PERF == 3 and "perf is not installed" in r.stderr and
+         "linux-perf" in r.stderr and not os.path.exists(work),
+         "no perf: says what to install, exit 3, nothing written", r)
 
     r, sysctl, work = run_script(flow_dir(tmp, "unsupported"), {"FAKE_PERF_MODE": "unsupported"},
                                  sysctl="0")
-    t.ok(r.returncode == 0 and "hardware cache counters are not supported on this machine (" +
-         ", ".join(EVENTS) + " <not supported>)" in r.stdout and
-         "no numbers produced" in r.stdout and "perf_event_paranoid" in r.stdout,
-         "<not supported>: the message, paranoid advice, exit 0", r)
+    t.ok(r.returncode == pa.EXIT_EVENT == 6 and "events not counted on this machine: " +
+         ", ".join(EVENTS) + " <not supported>; " + pa.SOFTWARE_EVENTS.replace(",", ", ") +
+         " <not supported>" in r.stderr and "--events" in r.stderr,
+         "nothing counted, not even software events: the events named, exit 6", r)
     t.ok(read(sysctl) == "0\n" and not os.path.exists(work),
-         "<not supported>: sysctl untouched, no results")
+         "nothing counted: sysctl untouched, no results")
 
     r, _, _ = run_script(flow_dir(tmp, "eperm"), {"FAKE_PERF_MODE": "eperm"})
-    t.ok(r.returncode == 0 and "not available on this machine (perf stat failed: Error: No "
-         "permission to enable cycles event." in r.stdout and "perf_event_paranoid" in r.stdout,
-         "perf_event_open permission error: not available, exit 0", r)
+    t.ok(r.returncode == pa.EXIT_PERMISSION == 4 and "perf stat may not count here (Error: No "
+         "permission to enable cycles event." in r.stderr and "perf_event_paranoid" in r.stderr,
+         "perf_event_open permission error: exit 4, paranoid advice", r)
+
+    r, _, _ = run_script(flow_dir(tmp, "unknown"), {"FAKE_PERF_MODE": "unknown",
+                                                    "EVENTS": "cycles,bogus"})
+    t.ok(r.returncode == pa.EXIT_EVENT and "perf does not know an event of cycles,bogus" in
+         r.stderr and "perf list" in r.stderr, "an event perf does not know: exit 6", r)
 
     r, _, _ = run_script(flow_dir(tmp, "notcounted"), {"FAKE_PERF_MODE": "not-counted"})
-    t.ok(r.returncode == 0 and "(L1-dcache-load-misses <not counted>)" in r.stdout,
-         "<not counted>: not supported, exit 0", r)
+    t.ok(r.returncode == pa.EXIT_EVENT and "(L1-dcache-load-misses <not counted>)" not in
+         r.stderr and "L1-dcache-load-misses <not counted>" in r.stderr,
+         "a PMU that counts some events but not all: exit 6, the event named", r)
 
     r, _, _ = run_script(flow_dir(tmp, "user"), {"FAKE_PERF_MODE": "user"})
-    t.ok(r.returncode == 0 and "user mode only" in r.stdout, ":u fallback: exit 0", r)
+    t.ok(r.returncode == pa.EXIT_PERMISSION and "user mode only" in r.stderr,
+         ":u fallback (perf_event_paranoid): no kernel counts, exit 4", r)
 
     r, _, _ = run_script(flow_dir(tmp, "nokcolour"), {"KSTACK_COLOUR_SYSCTL": "/nonexistent/ks"},
                          sysctl=None)
-    t.ok(r.returncode == 1 and "not running a kcolour kernel" in r.stderr,
-         "counters but no sysctl: not a kcolour kernel, exit 1", r)
+    t.ok(r.returncode == pa.EXIT_NO_SYSCTL == 5 and "not running a kcolour kernel" in r.stderr,
+         "counters but no sysctl: not a kcolour kernel, exit 5", r)
 
     r, _, _ = run_script(flow_dir(tmp, "hybrid"), {"FAKE_PERF_MODE": "hybrid",
                                                    "KSTACK_COLOUR_SYSCTL": "/nonexistent/ks"},
                          sysctl=None)
-    t.ok(r.returncode == 1 and "counters: " in r.stderr and "not running a kcolour" in r.stderr,
-         "hybrid probe output passes the probe", r)
+    t.ok(r.returncode == pa.EXIT_NO_SYSCTL and "counters: " in r.stderr and
+         "not running a kcolour" in r.stderr, "hybrid probe output passes the probe", r)
+
+    r, sysctl, work = run_script(flow_dir(tmp, "vm"), {"FAKE_PERF_MODE": "vm", "REPEATS": "3"},
+                                 cmd=[os.path.join(FAKE_WL, "forkloop"), "5"])
+    t.ok(r.returncode == 0 and "Events: " + pa.SOFTWARE_EVENTS in r.stdout and
+         "the hardware counters are not counted here" in r.stdout and "| task-clock |" in
+         r.stdout and read(sysctl) == "1\n",
+         "no PMU (a VM): the software events, and the user's command measured", r)
 
     if os.geteuid() == 0:
         t.skip("read-only sysctl: needs root, exit 1", "running as root, who may write anything")
@@ -324,8 +317,8 @@ def test_flow(t, tmp):
             f.write("1\n")
         os.chmod(path, 0o444)
         r, _, _ = run_script(d, {"KSTACK_COLOUR_SYSCTL": path}, sysctl=None)
-        t.ok(r.returncode == 1 and "needs root" in r.stderr, "read-only sysctl: needs root, exit 1",
-             r)
+        t.ok(r.returncode == pa.EXIT_PERMISSION and "needs root" in r.stderr,
+             "read-only sysctl: needs root, exit 4", r)
 
     for k, v in (("REPEATS", "1"), ("RING_NS", "1"), ("PIN_CPU", "x")):
         r, _, _ = run_script(flow_dir(tmp, "usage-" + k), {k: v})
@@ -350,12 +343,14 @@ def test_flow(t, tmp):
     l1d = [line for line in out.splitlines() if line.startswith("| L1-dcache-load-misses |")]
     other = [line for line in out.splitlines() if line.startswith("| cycles |") or
              line.startswith("| LLC-load-misses |")]
-    t.ok(len(l1d) == 4 and all("| -10.00% |" in x and "| **real** |" in x for x in l1d),
-         "the fake 10% L1D effect: real in every case", "\n".join(l1d))
-    t.ok(len(other) == 8 and all("| +0.00% |" in x and "| noise |" in x for x in other),
-         "events without an effect: noise", "\n".join(other))
-    t.ok("Welch's |t| > 3" in out and "4 of 24 comparisons real" in out,
-         "the rule and the summary are stated", out[-300:])
+    t.ok(len(l1d) == 4 and all("| -10.00% [-10.00%, -10.00%] | **lower** | 2 |" in x
+                               for x in l1d),
+         "the fake 10% L1D effect: lower in every case", "\n".join(l1d))
+    t.ok(len(other) == 8 and all("| +0.00% [+0.00%, +0.00%] | no measurable effect, within "
+                                 "±0.00% |" in x for x in other),
+         "events without an effect: no measurable effect", "\n".join(other))
+    t.ok("95% Student's t interval" in out and "4 of 24 comparisons real (the 95% interval "
+         "excludes 0)" in out, "the rule and the summary are stated", out[-300:])
     csv = (read(os.path.join(work, "runs.csv")) or "").splitlines()
     ring2 = [x.split(",") for x in csv if x.startswith("ring-2,ring,off,1,cycles,")]
     t.ok(len(csv) == 1 + 32 * 5 and len(ring2) == 1 and ring2[0][9:] == ["1000", "switch"],
@@ -378,8 +373,26 @@ def test_flow(t, tmp):
          "fake failure" in r.stderr and read(sysctl) == "1\n",
          "a workload fails: exit 1, its message, sysctl restored", r)
 
-    r, sysctl, _ = run_script(flow_dir(tmp, "threshold"), {"THRESHOLD": "1e9"})
-    t.ok(r.returncode == 2 and "--threshold" in r.stderr, "a bad --threshold: usage error", r)
+    d = flow_dir(tmp, "restart")
+    log = os.path.join(d, "restarts")
+    r, sysctl, work = run_script(d, {"RESTART": "cat %s >> %s" % (os.path.join(d, "kstack_colour"),
+                                                                   log), "REPEATS": "2"},
+                                 cmd=["sh", "-c", "echo measured"])
+    t.ok(r.returncode == 0 and read(log) == "0\n1\n" * 3 and "## sh -c echo measured" in
+         r.stdout and "Restarted after each switch: cat " in r.stdout and
+         read(os.path.join(work, "raw", "cmd-on-2.out")) == "measured\n",
+         "-- CMD with --restart: the restart runs after each switch (it saw 0, 1, ...), "
+         "the command's output kept", r)
+    r, sysctl, _ = run_script(flow_dir(tmp, "restart-fails"), {"RESTART": "exit 3"},
+                              cmd=["true"])
+    t.ok(r.returncode == pa.EXIT_ERROR and "--restart 'exit 3' failed (exit 3)" in r.stderr
+         and read(sysctl) == "1\n", "a failing --restart: exit 1, sysctl restored", r)
+    r, _, _ = run_script(flow_dir(tmp, "dashdash"), cmd=[])
+    t.ok(r.returncode == pa.EXIT_USAGE and "-- must be followed by a command" in r.stderr,
+         "-- without a command: usage error, exit 2", r)
+    r, sysctl, _ = run_script(flow_dir(tmp, "cmd-fails"), cmd=["sh", "-c", "echo oops >&2; exit 7"])
+    t.ok(r.returncode == pa.EXIT_ERROR and "oops" in r.stderr and "cmd (off, run 0) failed" in
+         r.stderr and read(sysctl) == "1\n", "the user's command fails: its output, exit 1", r)
 
     test_signal(t, flow_dir(tmp, "signal"))
 
