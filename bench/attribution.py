@@ -128,21 +128,23 @@ class Tally:
         return out
 
 
-def check(run, names):
-    """TAP: a page map and a conflicts head per phase; the pairs add up."""
+def check(run, names, table="conflicts"):
+    """TAP: a page map and a conflicts head (of the plugin's table option,
+    conflicts or l2_conflicts) per phase; the pairs add up."""
     for n in names:
         b, problems = run.boots[n], []
         maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
-        conf = read_conflicts(table_path(run.work, n, "conflicts"))
+        conf = read_conflicts(table_path(run.work, n, table))
         if len(maps) != len(b):
             problems.append("%d page maps for %d phases" % (len(maps), len(b)))
         for i, p in enumerate(b):
             problems += ["phase %d: %s" % (i, x) for x in
-                         conflict_problems("conflicts", p, conf.get(i, ({}, [])))]
+                         conflict_problems(table, p, conf.get(i, ({}, [])))]
             if i < len(maps):
                 problems += maps[i].problems()
-        run.tap(not problems, "%s: a page map and conflict pairs for each of %d phases, adding "
-                "up to the plugin's counts" % (n, len(b)), problems[:10])
+        run.tap(not problems, "%s: a page map and %s pairs for each of %d phases, adding "
+                "up to the plugin's counts" % (n, table.replace("_", " ")[:-1], len(b)),
+                problems[:10])
     return not run.tap.failed
 
 

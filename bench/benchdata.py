@@ -113,19 +113,21 @@ def parse_kv(text):
 
 # The plugin's conflict tables (bench/cachesim/README.md, conflicts=): its
 # option, and the cache and region whose conflict pairs it keeps.
-CONFLICTS = {"conflicts": ("L1D", "direct"), "text_conflicts": ("L1I", "ktext")}
+CONFLICTS = {"conflicts": ("L1D", "direct"), "text_conflicts": ("L1I", "ktext"),
+             "l2_conflicts": ("L2", "watched")}
 
 
 def table_path(work, name, option):
     """Where a boot's plugin writes the file of one of its PATH options
-    (conflicts, text_conflicts, profile)."""
+    (conflicts, text_conflicts, l2_conflicts, profile)."""
     return work / ("%s.%s" % (name, option.replace("_", "-")))
 
 
-def read_conflicts(path):
+def read_conflicts(path, regions=False):
     """{phase: (head {all, REGION, unknown, pairs}, [(victim, evictor, n)])}
-    of a conflicts= or text_conflicts= file; victim an int, evictor as
-    written (an address, a region or ?)."""
+    of a conflicts=, text_conflicts= or l2_conflicts= file; victim an int,
+    evictor as written (an address, a region or ?).  regions: each pair also
+    has an l2_conflicts= file's victim_region and evictor_region."""
     out = {}
     for line in Path(path).read_text().splitlines():
         words = line.split()
@@ -134,7 +136,9 @@ def read_conflicts(path):
         if words[0].endswith("conflicts"):
             head.update((k, int(v)) for k, v in kv.items() if k != "phase")
         else:
-            pairs.append((int(kv["victim"], 16), kv["evictor"], int(kv["n"])))
+            pairs.append((int(kv["victim"], 16), kv["evictor"], int(kv["n"])) + (
+                (kv.get("victim_region", "?"), kv.get("evictor_region", "?"))
+                if regions else ()))
     return out
 
 

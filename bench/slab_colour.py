@@ -240,7 +240,7 @@ class Report(Doc):
                   "set xtics rotate by -30 (%s)" % ", ".join(
                       '"%s" %d' % (c, x) for x, (c, _, _) in enumerate(self.cases))])
         self.md("![the ring's conflict misses by case](slab-colour.png)\n\nThe dashed lines: "
-                "the issue's target, %d%% of off's median.  `slab-colour.dat`: a line a case: "
+                "the target, %d%% of off's median.  `slab-colour.dat`: a line a case: "
                 "median, lowest and highest for each ring N.", 100 * TARGET)
 
 

@@ -293,7 +293,7 @@ class Sweep(Doc):
 
             ![choice](sweep-choice.png)
 
-            ### Targets (issue 8) at the choice, L1D 32K 8-way""")
+            ### The targets at the choice, L1D 32K 8-way""")
         red = [1 - self.miss(self.chosen, n) / self.miss("off", n) for n in ns]
         over, where, a, b = self.worst(self.chosen)
         targets = [("at least %d%% fewer L1D misses per switch at N = %s"

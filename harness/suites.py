@@ -91,9 +91,13 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # on canned perf stat output, and its run here (no counters on a VM).
         ("bench-unit", [PY, "bench/tests/test_bench.py"]),
         ("bench-quick", [PY, "bench/bench.py", "--quick"] + j),
+        # Colouring and a placebo against off, paired over layouts.
+        ("paired-quick", [PY, "bench/paired_bench.py", "--quick"] + j),
         # Who misses and who evicts on the direct map: the join, then a run.
         ("attribution-unit", [PY, "bench/tests/test_attribution.py"]),
         ("attribution-quick", [PY, "bench/attribution.py", "--quick"] + j),
+        # The same at the L2, by physical page frame (one boot).
+        ("l2-attribution-quick", [PY, "bench/l2_attribution.py", "--quick"] + j),
         # Which caches' slab colours help beyond task_struct: the parsing,
         # then a run (task, and mm_struct coloured by slab_colour=).
         ("slab-colour-unit", [PY, "bench/tests/test_slab_colour.py"]),

@@ -64,3 +64,19 @@ FORK_FLAGS = $(strip $(if $(FORKS),--forks $(FORKS)) $(if $(ROUNDS),--rounds $(R
 	$(if $(filter command line environment,$(origin IMAGE)),--image "$(IMAGE)"))
 bench-fork: deps ## fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
 	@python3 bench/forkrate.py $(FORK_FLAGS)
+
+# make bench-paired [QUICK=1] [LAYOUTS=N] [IMAGE=NAME]: stack colouring at
+# its defaults and a placebo against off, in the same layouts, paired 95%
+# intervals (bench/paired_bench.py) -> docs/results/paired.md
+# (QUICK=1: build/bench/paired-quick).
+.PHONY: bench-paired
+bench-paired: deps probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N)
+	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE))
+
+# make bench-l2-attribution [QUICK=1]: both sides of the L2's conflict
+# misses by physical page frame owner, on the 256K 4-way and 8-way L2s
+# (bench/l2_attribution.py) -> docs/results/l2-attribution.md
+# (QUICK=1: build/bench/l2-attribution-quick).
+.PHONY: bench-l2-attribution
+bench-l2-attribution: deps probe-build ## who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
+	@python3 bench/l2_attribution.py $(BENCH_FLAGS)

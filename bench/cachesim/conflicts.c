@@ -30,12 +30,16 @@ static struct conflict_pair *conflict_slot(struct conflict_table *t, uint64_t vi
 		t->used = 0;
 		for (i = 0; i < n; i++)
 			if (old[i].n)
-				conflict_slot(t, old[i].victim, old[i].evictor)->n = old[i].n;
+				*conflict_slot(t, old[i].victim, old[i].evictor) = old[i];
 		free(old);
 	}
 	for (i = pair_hash(victim, evictor) & (t->size - 1);; i = (i + 1) & (t->size - 1)) {
 		p = &t->slot[i];
-		if (!p->victim) {	/* a direct-map or text line is never 0 */
+		/*
+		 * A direct-map or text line is never 0, nor an L2 line:
+		 * x86 keeps the first 64 KiB of physical memory reserved.
+		 */
+		if (!p->victim) {
 			p->victim = victim;
 			p->evictor = evictor;
 			t->used++;
@@ -46,7 +50,9 @@ static struct conflict_pair *conflict_slot(struct conflict_table *t, uint64_t vi
 	}
 }
 
-const enum region conflict_region[C_L2] = { [C_L1D] = R_DIRECT, [C_L1I] = R_KTEXT };
+const enum region conflict_region[NR_CACHES] = {
+	[C_L1D] = R_DIRECT, [C_L1I] = R_KTEXT, [C_L2] = NR_REGIONS,
+};
 
 /* The slot of an evictor table that holds line. */
 static struct evict_slot *evict_slot(struct evict_slot *evict, uint64_t line)
@@ -58,31 +64,36 @@ void note_conflict(struct evict_slot *evict, const struct cs_cache *l1, unsigned
 		   struct conflict_table *t, unsigned int res, uint64_t line, enum region r)
 {
 	uint64_t victim = cs_evicted(l1);
+	struct conflict_pair *p;
 	struct evict_slot *e;
 
 	if (!(res & CS_SA_MISS))
 		return;
 	if (t && !(res & CS_FA_MISS)) {
 		t->all++;
-		if (r == conflict_region[c]) {
+		if (r == conflict_region[c] || conflict_region[c] == NR_REGIONS) {
 			e = evict_slot(evict, line);
 			t->watched++;
 			if (e->victim != line)
 				t->unknown++;
-			conflict_slot(t, line, e->victim == line ? e->evictor : CS_NO_LINE)->n++;
+			p = conflict_slot(t, line, e->victim == line ? e->evictor : CS_NO_LINE);
+			p->n++;
+			p->victim_region = r;
+			p->evictor_region = e->victim == line ? e->region : NR_REGIONS;
 		}
 	}
 	if (victim != CS_NO_LINE) {
 		e = evict_slot(evict, victim);
 		e->victim = victim;
 		e->evictor = line;
+		e->region = r;
 	}
 }
 
 /*
  * A line of a conflicts file as an address: in the direct map its physical
  * address (nokaslr), in the kernel text its virtual one (nokaslr, as in
- * System.map).
+ * System.map); an L2 line is physical already.
  */
 static uint64_t conflict_addr(unsigned int c, unsigned int shift, uint64_t line)
 {
@@ -91,15 +102,30 @@ static uint64_t conflict_addr(unsigned int c, unsigned int shift, uint64_t line)
 	return c == C_L1D ? a - DIRECT_START : a;
 }
 
+static const char *region_label(unsigned int r)
+{
+	return r < NR_REGIONS ? region_name[r] : "?";
+}
+
+/* Whether an evictor line lies where c's table keeps pairs. */
+static int watched(unsigned int c, unsigned int shift, uint64_t line)
+{
+	return conflict_region[c] == NR_REGIONS || classify(line << shift) == conflict_region[c];
+}
+
 void print_conflicts(FILE *out, unsigned int c, unsigned int shift, size_t idx,
 		     const struct conflict_table *t)
 {
-	static const char *const word[C_L2] = { [C_L1D] = "conflict", [C_L1I] = "text-conflict" };
+	static const char *const word[NR_CACHES] = {
+		[C_L1D] = "conflict", [C_L1I] = "text-conflict", [C_L2] = "l2-conflict",
+	};
+	enum region w = conflict_region[c];
 	uint64_t ev;
 	size_t i;
 
 	fprintf(out, "%ss phase=%zu all=%" PRIu64 " %s=%" PRIu64 " unknown=%" PRIu64
-		" pairs=%zu\n", word[c], idx, t->all, region_name[conflict_region[c]], t->watched,
+		" pairs=%zu\n", word[c], idx, t->all, w == NR_REGIONS ? "watched" : region_name[w],
+		t->watched,
 		t->unknown, t->used);
 	for (i = 0; i < t->size; i++) {
 		if (!t->slot[i].victim)
@@ -109,10 +135,15 @@ void print_conflicts(FILE *out, unsigned int c, unsigned int shift, size_t idx,
 		ev = t->slot[i].evictor;
 		if (ev == CS_NO_LINE)
 			fputc('?', out);
-		else if (classify(ev << shift) == conflict_region[c])
+		else if (watched(c, shift, ev))
 			fprintf(out, "0x%" PRIx64, conflict_addr(c, shift, ev));
 		else
 			fputs(region_name[classify(ev << shift)], out);
-		fprintf(out, " n=%" PRIu64 "\n", t->slot[i].n);
+		fprintf(out, " n=%" PRIu64, t->slot[i].n);
+		if (w == NR_REGIONS)
+			fprintf(out, " victim_region=%s evictor_region=%s",
+				region_label(t->slot[i].victim_region),
+				region_label(t->slot[i].evictor_region));
+		fputc('\n', out);
 	}
 }

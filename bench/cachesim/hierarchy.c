@@ -31,14 +31,18 @@ static inline void min_add(struct cpu *cpu, struct phase *ph, enum cache_id c,
 static void l2_access(struct cpu *cpu, struct phase *ph, enum region r, int known,
 		      uint64_t ram)
 {
-	unsigned int i;
+	unsigned int i, res;
 
 	if (!known) {
 		if (ph)
 			ph->l2_unresolved++;
 		return;
 	}
-	cs_access(cpu->cache[C_L2], ram, counts(ph, C_L2, r));
+	res = cs_access(cpu->cache[C_L2], ram, counts(ph, C_L2, r));
+
+	if (cpu->evict[C_L2])
+		note_conflict(cpu->evict[C_L2], cpu->cache[C_L2], C_L2,
+			      ph ? &ph->conflicts[C_L2] : NULL, res, ram >> sim.l2_shift, r);
 	min_add(cpu, ph, C_L2, ram >> sim.l2_shift, r);
 	for (i = 0; i < opt.nr_extra[X_L2]; i++)
 		cs_access(cpu->xcache[X_L2][i], ram, xcounts(ph, X_L2, i, r));
@@ -327,7 +331,7 @@ static int setup_cpu(struct cpu *cpu)
 			return -1;
 		}
 	}
-	for (c = 0; c < C_L2; c++) {
+	for (c = 0; c < NR_CACHES; c++) {
 		if (!opt.conflicts_path[c])
 			continue;
 		cpu->evict[c] = calloc(1u << EVICT_BITS, sizeof(*cpu->evict[c]));
@@ -382,7 +386,7 @@ void free_cpus(void)
 			cs_cache_free(sim.cpu[u].hl2[x]);
 	}
 	for (u = 0; u < sim.nr_cpus; u++)
-		for (c = 0; c < C_L2; c++)
+		for (c = 0; c < NR_CACHES; c++)
 			free(sim.cpu[u].evict[c]);
 	free(sim.cpu);
 }

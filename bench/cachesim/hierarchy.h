@@ -31,8 +31,8 @@ struct cpu {
 	uint64_t hl1d_last[MAX_HIER];	/* their L1Ds: the line of the latest access */
 	struct cs_cache *hl2[MAX_HIER];
 	struct cs_min_window min[NR_CACHES];	/* the primaries' MIN windows */
-	struct evict_slot *evict[C_L2];	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=:
-					 * [1 << EVICT_BITS] each */
+	struct evict_slot *evict[NR_CACHES];	/* conflicts=, text_conflicts=,
+						 * l2_conflicts=: [1 << EVICT_BITS] each */
 };
 
 /*

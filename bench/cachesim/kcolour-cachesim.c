@@ -77,7 +77,8 @@
  * conflicts=PATH names both sides of the primary L1D's conflict misses on
  * the direct map, per phase: the line that missed and the line whose miss
  * evicted it (struct conflict_table); text_conflicts=PATH the same for the
- * primary L1I's conflict misses in the kernel text.
+ * primary L1I's conflict misses in the kernel text, l2_conflicts=PATH for
+ * the primary L2's in every region, by physical line.
  *
  * This file is the QEMU-facing glue: install, the translation callback
  * that prepares the fetch runs, the memory and fetch callbacks, and the
@@ -86,7 +87,7 @@
  *   options.c    the arguments: parsing, checks, extras and hierarchies
  *   placement.c  the address map and regions, and the placement line
  *   hierarchy.c  each vCPU's caches, their accesses and SMP invalidation
- *   conflicts.c  conflicts= and text_conflicts=: evictors and pairs
+ *   conflicts.c  conflicts=, text_conflicts=, l2_conflicts=: evictors and pairs
  *   profile.c    profile=: instructions per TB and phase
  *   run.c        the run's state and the phases (the marker)
  *   output.c     the report and the other files

@@ -176,6 +176,11 @@ static int parse_arg(const char *arg)
 	if (!strncmp(arg, "l2_extra=", klen + 1))
 		return parse_list("l2_extra", val, MAX_EXTRA, &opt.nr_extra[X_L2],
 				  "SIZE:WAYS[:LINE]", parse_l2_extra);
+	/* Before the geometry keys, whose l2_ prefix it shares. */
+	if (!strncmp(arg, "l2_conflicts=", klen + 1) && *val) {
+		opt.conflicts_path[C_L2] = val;
+		return 0;
+	}
 	if (!strncmp(arg, "cpus=", klen + 1))
 		return parse_list("cpus", val, MAX_HIER, &opt.nr_hier,
 				  "L1D-L1I-L2, each SIZE:WAYS[:LINE]", parse_hier);
@@ -337,7 +342,7 @@ static const char usage[] =
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
 	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,"
 	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M,"
-	"conflicts=PATH,text_conflicts=PATH\n";
+	"conflicts=PATH,text_conflicts=PATH,l2_conflicts=PATH\n";
 
 int options_parse(int argc, char **argv)
 {

@@ -70,7 +70,8 @@ struct options {
 	uint64_t stack_top, text_start, text_end, data_start, data_end;
 	const char *out_path;
 	const char *prof_path;			/* profile= */
-	const char *conflicts_path[C_L2];	/* [C_L1D] conflicts=, [C_L1I] text_conflicts= */
+	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=, [C_L2] l2_conflicts= */
+	const char *conflicts_path[NR_CACHES];
 };
 
 extern struct options opt;

@@ -84,10 +84,14 @@ void print_phase(FILE *out, size_t idx, const struct phase *ph, int complete)
 	}
 }
 
-/* The line shift of the primary L1 c (C_L1D or C_L1I). */
-static unsigned int l1_shift(unsigned int c)
+/* The line shift of the primary cache c. */
+static unsigned int line_shift(unsigned int c)
 {
-	return c == C_L1D ? sim.l1d_shift : sim.l1i_shift;
+	static const unsigned int *const shift[NR_CACHES] = {
+		[C_L1D] = &sim.l1d_shift, [C_L1I] = &sim.l1i_shift, [C_L2] = &sim.l2_shift,
+	};
+
+	return *shift[c];
 }
 
 void print_config(FILE *out)
@@ -148,14 +152,14 @@ void write_results(void)
 		if (fclose(sim.prof_out))
 			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", opt.prof_path);
 	}
-	for (c = 0; c < C_L2; c++) {
+	for (c = 0; c < NR_CACHES; c++) {
 		if (!sim.conflicts_out[c])
 			continue;
 		for (i = 0; i < sim.nr_phases; i++)
-			print_conflicts(sim.conflicts_out[c], c, l1_shift(c), i,
+			print_conflicts(sim.conflicts_out[c], c, line_shift(c), i,
 					&sim.phases[i].conflicts[c]);
 		if (sim.counting)
-			print_conflicts(sim.conflicts_out[c], c, l1_shift(c), sim.nr_phases,
+			print_conflicts(sim.conflicts_out[c], c, line_shift(c), sim.nr_phases,
 					&sim.cur.conflicts[c]);
 		if (fclose(sim.conflicts_out[c]))
 			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", opt.conflicts_path[c]);
@@ -176,7 +180,7 @@ int open_outputs(void)
 			return -1;
 		}
 	}
-	for (c = 0; c < C_L2; c++) {
+	for (c = 0; c < NR_CACHES; c++) {
 		if (!opt.conflicts_path[c])
 			continue;
 		sim.conflicts_out[c] = fopen(opt.conflicts_path[c], "w");

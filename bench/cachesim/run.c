@@ -23,7 +23,7 @@ void marker_store(uint64_t vaddr)
 	case KCOLOUR_MARKER_START:
 		/* A start inside a phase restarts it: the first one is lost. */
 		free(sim.cur.prof);
-		for (c = 0; c < C_L2; c++)
+		for (c = 0; c < NR_CACHES; c++)
 			free(sim.cur.conflicts[c].slot);
 		memset(&sim.cur, 0, sizeof(sim.cur));
 		prof_discard();
@@ -47,7 +47,7 @@ void marker_store(uint64_t vaddr)
 		sim.phases = p;
 		sim.phases[sim.nr_phases++] = sim.cur;
 		sim.cur.prof = NULL;
-		for (c = 0; c < C_L2; c++)
+		for (c = 0; c < NR_CACHES; c++)
 			sim.cur.conflicts[c].slot = NULL;
 		sim.counting = 0;
 		break;
@@ -61,11 +61,11 @@ void free_phases(void)
 
 	for (i = 0; i < sim.nr_phases; i++) {
 		free(sim.phases[i].prof);
-		for (c = 0; c < C_L2; c++)
+		for (c = 0; c < NR_CACHES; c++)
 			free(sim.phases[i].conflicts[c].slot);
 	}
 	free(sim.cur.prof);
-	for (c = 0; c < C_L2; c++)
+	for (c = 0; c < NR_CACHES; c++)
 		free(sim.cur.conflicts[c].slot);
 	free(sim.phases);
 }

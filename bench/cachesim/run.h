@@ -34,7 +34,8 @@ struct phase {
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
 	struct prof_rec *prof;	/* profile=: the phase's touched TBs */
 	size_t nr_prof;
-	struct conflict_table conflicts[C_L2];	/* [C_L1D] conflicts=, [C_L1I] text_conflicts= */
+	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=, [C_L2] l2_conflicts= */
+	struct conflict_table conflicts[NR_CACHES];
 };
 
 struct cpu;	/* hierarchy.h */
@@ -61,8 +62,8 @@ struct sim {
 	uintptr_t kimage_host;
 	uint64_t kimage_ram;
 
-	/* conflicts= ([C_L1D]), text_conflicts= ([C_L1I]): where to write. */
-	FILE *conflicts_out[C_L2];
+	/* conflicts=, text_conflicts=, l2_conflicts=: where to write. */
+	FILE *conflicts_out[NR_CACHES];
 
 	/* profile=: where to write. */
 	FILE *prof_out;

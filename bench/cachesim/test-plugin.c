@@ -197,7 +197,8 @@ static void test_options_defaults(void)
 	   "options: data= defaults to the text end up to the modules (0x%llx-0x%llx)",
 	   ULL(opt.data_start), ULL(opt.data_end));
 	ok(!opt.out_path && !opt.prof_path && !opt.conflicts_path[C_L1D] &&
-	   !opt.conflicts_path[C_L1I] && !opt.nr_extra[X_L1D] && !opt.nr_hier,
+	   !opt.conflicts_path[C_L1I] && !opt.conflicts_path[C_L2] && !opt.nr_extra[X_L1D] &&
+	   !opt.nr_hier,
 	   "options: no files, extras or hierarchies by default");
 }
 
@@ -206,7 +207,7 @@ static void test_options_values(void)
 	int rc = parse("l1d_size=48K l1d_ways=12 l1i_line=128 l2_size=1M l2_ways=0x10 "
 		       "stack_top=4096 text=0xffffffff81000000-ffffffff81600000 "
 		       "data=ffffffff81600000-0xffffffff81c16000 min_window=1K out=/o "
-		       "profile=/p conflicts=/c text_conflicts=/t");
+		       "profile=/p conflicts=/c text_conflicts=/t l2_conflicts=/l");
 
 	ok(!rc, "options: a full set parses (%s)", errbuf);
 	ok(opt.geom[C_L1D].size == 49152 && opt.geom[C_L1D].ways == 12 &&
@@ -222,8 +223,9 @@ static void test_options_values(void)
 	ok(opt.out_path && !strcmp(opt.out_path, "/o") && opt.prof_path &&
 	   !strcmp(opt.prof_path, "/p") && opt.conflicts_path[C_L1D] &&
 	   !strcmp(opt.conflicts_path[C_L1D], "/c") && opt.conflicts_path[C_L1I] &&
-	   !strcmp(opt.conflicts_path[C_L1I], "/t"),
-	   "options: out=, profile=, conflicts=, text_conflicts=");
+	   !strcmp(opt.conflicts_path[C_L1I], "/t") && opt.conflicts_path[C_L2] &&
+	   !strcmp(opt.conflicts_path[C_L2], "/l"),
+	   "options: out=, profile=, conflicts=, text_conflicts=, l2_conflicts=");
 	ok(!parse("stack_top=16K min_window=1024M") && opt.stack_top == 16384 &&
 	   opt.min_window == 1u << 30, "options: stack_top=16K and min_window=1024M are the limits");
 }
@@ -885,6 +887,50 @@ static void test_text_conflicts(void)
 	free(evict);
 }
 
+/*
+ * l2_conflicts=: physical lines, every region watched, the evictor an
+ * address whatever region its access came from.
+ */
+static void test_l2_conflicts(void)
+{
+	struct conflict_table t = { 0 };
+	struct evict_slot *evict = calloc(1u << EVICT_BITS, sizeof(*evict));
+	const struct cs_geom g = { 128, 1, 64 };	/* direct-mapped, 2 sets */
+	const uint64_t P = 0x12340040ull >> 6, Q = 0x5670040ull >> 6;
+	const enum region from[] = { R_USER, R_KTEXT, R_USER, R_DIRECT };
+	const uint64_t seq[] = { P, Q, P, Q };
+	struct cs_cache *c;
+	unsigned int i;
+	char err[128];
+	FILE *f;
+	const char *s;
+
+	parse("");
+	c = cs_cache_new(&g, err, sizeof(err));
+	if (!c || !evict) {
+		ok(0, "l2 conflicts: setup");
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		note_conflict(evict, c, C_L2, &t, cs_access(c, seq[i] << 6, NULL), seq[i], from[i]);
+	f = mem_open();
+	print_conflicts(f, C_L2, 6, 2, &t);
+	s = mem_text(f);
+	ok(t.all == 2 && t.watched == 2 && t.used == 2 &&
+	   !strncmp(s, "l2-conflicts phase=2 all=2 watched=2 unknown=0 pairs=2\n", 55) &&
+	   strstr(s, "\nl2-conflict phase=2 victim=0x12340040 evictor=0x5670040 n=1 "
+		  "victim_region=user evictor_region=ktext\n") &&
+	   strstr(s, "\nl2-conflict phase=2 victim=0x5670040 evictor=0x12340040 n=1 "
+		  "victim_region=direct evictor_region=user\n"),
+	   "l2 conflicts: user and kernel lines alike, physical addresses on both sides, "
+	   "the regions of the accesses on both sides");
+	if (t.used != 2 || count_lines(s) != 3)
+		printf("# %s", s);
+	cs_cache_free(c);
+	free(t.slot);
+	free(evict);
+}
+
 /* ---- profile.c ---- */
 
 static void test_profile(void)
@@ -1164,6 +1210,7 @@ int main(void)
 	test_conflicts();
 	test_conflicts_add_up();
 	test_text_conflicts();
+	test_l2_conflicts();
 	test_profile();
 	test_print_cache();
 	test_print_placement();

@@ -18,6 +18,7 @@ TOP = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(TOP), str(TOP / "bench")]
 import bench  # noqa: E402
 import cpus  # noqa: E402
+import paired_bench  # noqa: E402
 import benchdata  # noqa: E402
 from harness import tap  # noqa: E402
 
@@ -152,6 +153,21 @@ def main():
           "Boot: per request and per message", [(p.unit, p.insns) for p in boot])
         t(boot[0].counts[("L2", "all")]["min_bound"] == 1 and boot[0].head["stacks"] == 2,
           "Boot: the MIN bound and the placement line are read")
+    # make bench-paired: what the kernel chose, and a case against off layout by layout.
+    info = paired_bench.colour_info("x\ncolour_info enabled: 1\ncolour_info colours: 3\n"
+                                    "colour_info policy: balanced\nweb ...\n")
+    t(info == {"enabled": "1", "colours": "3", "policy": "balanced"},
+      "bench-paired: the colour_info lines read (%s)" % info)
+    rep = paired_bench.Report.__new__(paired_bench.Report)
+    rep.layouts, rep.lat = [1, 2, 3], lat
+    off = [1000.0, 1100.0, 1200.0]
+    rep.net = {paired_bench.name(c, lay): [FakePhase(x * f)]
+               for c, f in (("off", 1.0), ("on", 0.98), ("placebo", 1.0))
+               for lay, x in zip(rep.layouts, off)}
+    on, placebo = rep.compare("on", 0, None), rep.compare("placebo", 0, None)
+    t(abs(on.pct + 2.0) < 1e-9 and on.verdict == "lower" and placebo.verdict == "no measurable "
+      "effect" and placebo.half_width == 0, "bench-paired: a case 2%% below off in every layout "
+      "is lower (%s); an identical placebo holds 0 (%s)" % (on.interval(), placebo.interval()))
     return t.plan()
 
 

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Who misses and who evicts in the L2, by physical page frame: make
+bench-l2-attribution [QUICK=1] -> docs/results/l2-attribution.md.
+
+The L2 is physically indexed, so its conflicts are the page allocator's
+doing as much as the kernel's layout.  Each boot runs the bench kernel
+(DEBUG_PAGE_MAP) with colouring off under kcolour-cachesim with
+l2_conflicts=: for every access the L2 misses and its fully-associative copy
+hits, the plugin keeps the physical line and the line whose miss last
+evicted it, with the regions of both accesses.  After each phase the guest
+prints the page map (phases.sh page_map); the host names each line: the
+kernel image's text or data (the image's physical range, nokaslr), a slab
+cache, a page table, a kernel stack (an untyped page reached by a stack
+access), a per-CPU area, user memory (anonymous or file-backed) or the page
+cache by who touched it, another kernel page, a freed page.  The
+caches of CPUS (facts.tsv benchcpu: their L2s of 256 KiB, 4 and 8 ways),
+-smp 1, deterministic, LAYOUTS layouts pooled.  TAP: every phase and page
+map present, the pairs add up to the plugin's counts, and (full runs) at
+least 90% of the conflict misses named on both sides.
+Flags (make's QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
+"""
+
+import collections
+import sys
+
+from attribution import PAGE_SHIFT, check, owner_name, page_maps
+from benchdata import (KARGS, ROOT, Doc, Run, facts, fmt, parser, plugin_geometry,
+                       probe_caches, read_conflicts, run_args, table_path)
+
+CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)
+LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
+CASE = "kstack_colour=off"
+TARGET_NAMED = 0.90
+START_KERNEL_MAP = 0xffffffff80000000     # nokaslr: physical = virtual - this
+UNNAMED = {"free page", "not in the map", "evictor unknown"}
+STACK_REGIONS = ("stack-top", "stack-rest")
+TOP_PAIRS, TOP_OWNERS = 12, 10
+# page_map's kinds, as this report names them (owner_name() gives the rest).
+KIND_NAMES = {"other": "other kernel page", "reserved": "reserved at boot"}
+# User pages by who touched them: (a user access, a kernel one).
+USER_KINDS = {"anon": ("user anonymous memory", "anonymous memory, by the kernel"),
+              "file": ("user file-backed memory (program text, mapped files)",
+                       "page cache, by the kernel")}
+
+
+def cpu_dump(name):
+    """facts.tsv's benchcpu line of name: (dump path, logical CPU)."""
+    for row in facts.rows("benchcpu"):
+        if row[0] == name:
+            return facts.path("fixtures") / row[3], int(row[2])
+    raise SystemExit("error: no benchcpu %s in facts.tsv" % name)
+
+
+class Namer:
+    """Names a physical line by the kernel image's ranges (System.map), then
+    the page map's owner, refined by the region of the access."""
+
+    def __init__(self, system_map):
+        sym = {}
+        for line in open(system_map):
+            w = line.split()
+            if len(w) == 3 and w[2] in ("_text", "_etext", "_end"):
+                sym[w[2]] = int(w[0], 16) - START_KERNEL_MAP
+        self.text = (sym["_text"], sym["_etext"])
+        self.data = (sym["_etext"], sym["_end"])
+
+    def name(self, addr, pmap, region):
+        if self.text[0] <= addr < self.text[1]:
+            return "kernel text"
+        if self.data[0] <= addr < self.data[1]:
+            return "kernel data"
+        owner = pmap.owner(addr >> PAGE_SHIFT)
+        if owner == "other" and region in STACK_REGIONS:
+            return "kernel stack"
+        if owner in USER_KINDS:
+            return USER_KINDS[owner][region != "user"]
+        return KIND_NAMES.get(owner) or owner_name(owner)
+
+    def evictor(self, evictor, pmap, region):
+        if evictor == "?":
+            return "evictor unknown"
+        return self.name(int(evictor, 16), pmap, region)
+
+
+class Tally:
+    """One CPU's L2 conflict misses on one workload, layouts pooled."""
+
+    def __init__(self):
+        self.pairs = collections.Counter()
+        self.watched = self.events = self.sa_fa = self.misses = 0
+
+    def add(self, phase, conflicts, pmap, namer):
+        head, pairs = conflicts
+        self.watched += head["watched"]
+        self.events += phase.unit[1]
+        c = phase.counts[("L2", "all")]
+        self.sa_fa += c["sa_miss"] - c["fa_miss"]
+        self.misses += c["sa_miss"]
+        for victim, evictor, n, vreg, ereg in pairs:
+            self.pairs[(namer.name(victim, pmap, vreg), namer.evictor(evictor, pmap, ereg))] += n
+
+    def named(self):
+        return sum(n for (v, e), n in self.pairs.items() if v not in UNNAMED and e not in UNNAMED)
+
+    def share(self, n):
+        return n / self.watched if self.watched else 0.0
+
+    def side(self, k):
+        out = collections.Counter()
+        for pair, n in self.pairs.items():
+            out[pair[k]] += n
+        return out
+
+
+def boot_name(cpu, layout):
+    return "%s.L%d" % (cpu, layout)
+
+
+def tally(run, cpus, layouts, namer):
+    """{(cpu, phase index): Tally}."""
+    out = collections.defaultdict(Tally)
+    for cpu in cpus:
+        for lay in layouts:
+            n = boot_name(cpu, lay)
+            maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
+            conf = read_conflicts(table_path(run.work, n, "l2_conflicts"), regions=True)
+            for i, p in enumerate(run.boots[n]):
+                out[(cpu, i)].add(p, conf[i], maps[i], namer)
+    return out
+
+
+class Report(Doc):
+    def __init__(self, run, cpus, layouts, tallies, l2s):
+        super().__init__(run)
+        self.cpus, self.layouts, self.t, self.l2s = cpus, layouts, tallies, l2s
+        self.names = [boot_name(cpus[0], layouts[0])]
+        self.phases = [(i, p) for i, p in enumerate(run.boots[self.names[0]]) if not p.start_up]
+
+    def save(self, out):
+        m = self.meta
+        self.md("""
+            # Who misses and who evicts in the L2
+
+            Generated by `make bench-l2-attribution%s` (bench/l2_attribution.py) on %s: QEMU
+            %s, %s; CPU model %s; the L2s of %s; kernel arguments `%s %s`; layouts %s pooled,
+            -smp 1.  Commands: `%s/commands`.
+            """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
+                m["cpu"], ", ".join("%s (%s)" % (c, self.l2s[c]) for c in self.cpus),
+                " ".join(KARGS), CASE, ", ".join(map(str, self.layouts)),
+                str(self.work).replace(str(ROOT) + "/", ""))
+        self.md("""
+            ## Method
+
+            A *conflict miss* is an access that the set-associative LRU L2 misses and its
+            fully-associative LRU copy of the same size hits.  The L2 is physically
+            indexed: the simulator (`l2_conflicts=`) records, for each one, the physical
+            line and the line whose miss last evicted it from its set, and the regions of
+            the two accesses.  After each phase the guest prints
+            `/sys/kernel/debug/page_map`, and each line is named: *kernel text* and
+            *kernel data* by the image's physical range; a slab cache, a page table or a
+            per-CPU area by its page frame's owner; a *kernel stack* where an untyped
+            page was reached by a stack access; user memory, anonymous or file-backed
+            (program text, mapped files), where a user access touched it, and the page
+            cache (or an anonymous page) where the kernel did; *other kernel page* (pipe
+            buffers, socket page fragments and other page allocations).  Blind spots: the map is read after the phase, so a page
+            freed in between is a *free page* and one reused is named by its new owner;
+            an evictor table of 65,536 victims a CPU loses some evictors (*evictor
+            unknown*).
+            """)
+        self.summary()
+        for i, p in self.phases:
+            self.workload(i, p)
+        self.write_md(out / "l2-attribution.md")
+
+    def summary(self):
+        self.md("## Coverage\n\nL2 misses and L2 conflict misses per event (counted access "
+                "by access; set-associative minus fully-associative misses beside them), their "
+                "share of the L2 misses, and the share named on both sides.")
+        rows = []
+        for i, p in self.phases:
+            for c in self.cpus:
+                t = self.t[(c, i)]
+                rows.append([p.label, c, fmt(t.misses / t.events), fmt(t.watched / t.events),
+                             fmt(t.sa_fa / t.events),
+                             "%.0f%%" % (100 * t.sa_fa / t.misses if t.misses else 0),
+                             "%.1f%%" % (100 * t.share(t.named()))])
+        self.table(["workload", "L2", "L2 misses / event", "conflict misses / event",
+                    "SA - FA / event", "SA - FA share", "named"], rows, "llrrrrr")
+
+    def workload(self, i, p):
+        self.md("## %s (per %s)", p.label, p.unit[0])
+        for k, what in ((0, "The lines that miss by conflict"), (1, "The lines that evict them")):
+            owners = collections.Counter()
+            for c in self.cpus:
+                owners.update(self.t[(c, i)].side(k))
+            top = [o for o, _ in owners.most_common(TOP_OWNERS)]
+            self.md("%s, by owner: share of the conflict misses (per %s):", what, p.unit[0])
+            self.table(["owner"] + list(self.cpus), [
+                [o] + ["%.1f%% (%s)" % (100 * self.t[(c, i)].share(self.t[(c, i)].side(k)[o]),
+                                        fmt(self.t[(c, i)].side(k)[o] / self.t[(c, i)].events))
+                       for c in self.cpus] for o in top])
+        for c in self.cpus:
+            t = self.t[(c, i)]
+            self.md("The pairs on %s:", c)
+            self.table(["missing line's owner", "evicted by", "share", "per %s" % p.unit[0]],
+                       [[v, e, "%.1f%%" % (100 * t.share(n)), fmt(n / t.events)]
+                        for (v, e), n in t.pairs.most_common(TOP_PAIRS)], "llrr")
+
+
+def main(argv=None):
+    opts = parser(__doc__).parse_args(argv)
+    quick = opts.quick
+    cpus = QUICK_CPUS if quick else CPUS
+    layouts = QUICK_LAYOUTS if quick else LAYOUTS
+    work = opts.work or ROOT / "build/bench" / ("l2-attribution-quick" if quick
+                                                else "l2-attribution")
+    caches = {c: probe_caches(*cpu_dump(c)) for c in cpus}
+    run = Run("bench-l2-attribution", "attribution-quick" if quick else "l2-attribution", work,
+              900 if quick else 3600, after_each="page_map", tables=("l2_conflicts",),
+              **run_args(opts))
+    run.image("bench", "bench")
+    names = []
+    for c in cpus:
+        run.plugin_args = plugin_geometry(caches[c])     # this CPU's boots
+        boots = [(boot_name(c, lay), "bench", "%s bench_layout=%d" % (CASE, lay))
+                 for lay in layouts]
+        run.boot("%s's caches" % c, boots)
+        names += [b[0] for b in boots]
+    report = None
+    if run.check_boots(names) and check(run, names, "l2_conflicts"):
+        namer = Namer(run.system_map("bench"))
+        tallies = tally(run, cpus, layouts, namer)
+        l2s = {c: "%dK %d-way" % (caches[c]["L2"][0] >> 10, caches[c]["L2"][1]) for c in cpus}
+        report = Report(run, cpus, layouts, tallies, l2s)
+        if not quick:
+            for (c, i), t in sorted(tallies.items()):
+                p = run.boots[names[0]][i]
+                run.tap(t.share(t.named()) >= TARGET_NAMED,
+                        "%s, %s: %.1f%% of %d L2 conflict misses named on both sides "
+                        "(target %d%%)" % (p.label, c, 100 * t.share(t.named()), t.watched,
+                                           100 * TARGET_NAMED))
+    return run.finish(report, run.work if quick else ROOT / "docs/results")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
