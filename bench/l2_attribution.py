@@ -17,7 +17,7 @@ caches of CPUS (facts.tsv benchcpu: their L2s of 256 KiB, 4 and 8 ways),
 -smp 1, deterministic, LAYOUTS layouts pooled.  TAP: every phase and page
 map present, the pairs add up to the plugin's counts, and (full runs) at
 least 90% of the conflict misses named on both sides.
-Flags (make's QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
+Flags (make's QUICK=1, IMAGE=, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import collections
@@ -208,7 +208,10 @@ class Report(Doc):
 
 
 def main(argv=None):
-    opts = parser(__doc__).parse_args(argv)
+    p = parser(__doc__)
+    p.add_argument("--image", default="bench", help="the facts.tsv image, with bench-tools' "
+                   "page map (default bench; --quick: the test image)")
+    opts = p.parse_args(argv)
     quick = opts.quick
     cpus = QUICK_CPUS if quick else CPUS
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
@@ -218,7 +221,7 @@ def main(argv=None):
     run = Run("bench-l2-attribution", "attribution-quick" if quick else "l2-attribution", work,
               900 if quick else 3600, after_each="page_map", tables=("l2_conflicts",),
               **run_args(opts))
-    run.image("bench", "bench")
+    run.image("bench", opts.image)
     names = []
     for c in cpus:
         run.plugin_args = plugin_geometry(caches[c])     # this CPU's boots

@@ -79,4 +79,4 @@ bench-paired: deps probe-build ## colouring and a placebo against off, paired in
 # (QUICK=1: build/bench/l2-attribution-quick).
 .PHONY: bench-l2-attribution
 bench-l2-attribution: deps probe-build ## who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
-	@python3 bench/l2_attribution.py $(BENCH_FLAGS)
+	@python3 bench/l2_attribution.py $(BENCH_FLAGS) $(if $(IMAGE),--image $(IMAGE))
