@@ -112,6 +112,24 @@ class Tally:
         return out
 
 
+# The owners by kind, for the summary: what could colour or lay them out.
+GROUPS = {"kernel text": "kernel text", "kernel data": "kernel data (the image)",
+          "kernel stack": "kernel stacks", "page table": "page tables",
+          "per-CPU area": "per-CPU areas", "other kernel page": "other kernel pages",
+          "reserved at boot": "other kernel pages", "user anonymous memory": "user memory",
+          "user file-backed memory (program text, mapped files)": "user memory",
+          "page cache, by the kernel": "page cache (kernel access)",
+          "anonymous memory, by the kernel": "user memory"}
+GROUP_ORDER = ["kernel text", "kernel data (the image)", "slab objects", "kernel stacks",
+               "page tables", "per-CPU areas", "other kernel pages", "user memory",
+               "page cache (kernel access)", "unnamed"]
+
+
+def group(owner):
+    """The kind of an owner: GROUPS, unnamed, else a slab cache."""
+    return GROUPS.get(owner) or ("unnamed" if owner in UNNAMED else "slab objects")
+
+
 def boot_name(cpu, layout):
     return "%s.L%d" % (cpu, layout)
 
@@ -168,6 +186,7 @@ class Report(Doc):
             unknown*).
             """)
         self.summary()
+        self.kinds()
         for i, p in self.phases:
             self.workload(i, p)
         self.write_md(out / "l2-attribution.md")
@@ -186,6 +205,21 @@ class Report(Doc):
                              "%.1f%%" % (100 * t.share(t.named()))])
         self.table(["workload", "L2", "L2 misses / event", "conflict misses / event",
                     "SA - FA / event", "SA - FA share", "named"], rows, "llrrrrr")
+
+    def kinds(self):
+        self.md("## By kind\n\nThe lines that miss by conflict, by the kind of their owner: "
+                "share of the conflict misses (the evicting lines' kinds differ by at most a "
+                "few points, the per-workload tables below).")
+        rows = []
+        for i, p in self.phases:
+            for c in self.cpus:
+                t = self.t[(c, i)]
+                kinds = collections.Counter()
+                for owner, n in t.side(0).items():
+                    kinds[group(owner)] += n
+                rows.append([p.label, c] + ["%.0f%%" % (100 * t.share(kinds[g]))
+                                            for g in GROUP_ORDER])
+        self.table(["workload", "L2"] + GROUP_ORDER, rows, "ll" + "r" * len(GROUP_ORDER))
 
     def workload(self, i, p):
         self.md("## %s (per %s)", p.label, p.unit[0])
