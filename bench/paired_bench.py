@@ -182,7 +182,7 @@ def main(argv=None):
         print("error: --layouts: at least 2 for an interval", file=sys.stderr)
         return 2
     work = opts.work or ROOT / "build/bench" / ("paired-quick" if quick else "paired")
-    run = Run("bench-paired", "bench-quick" if quick else "paired", work, 900 if quick else 3600,
+    run = Run("bench-paired", "cpus-quick" if quick else "paired", work, 900 if quick else 3600,
               plugin_geometry(bench_caches()), after_each=COLOUR_INFO, **run_args(opts))
     run.image("k", opts.image)
     boots = [(name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
