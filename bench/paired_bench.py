@@ -145,7 +145,7 @@ class Report(Doc):
                   "set xtics rotate by -30 (%s)" % ", ".join(
                       '"%s" %d' % (self.labels[i], x) for x, i in enumerate(self.rows))])
         self.md("![estimated cycles against off, paired](paired.png)\n\n`paired.dat`: a line a "
-                "workload: each case's mean, low and high (%% against off).")
+                "workload: each case's mean, low and high (% against off).")
 
 
 def colour_info(console):
