@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Every percentage a series quotes (its commit messages, the help texts
-and documentation it adds, its cover letter) is one that docs/results shows
-today: the same figure, sign aside, somewhere in docs/results/*.md.  A
-figure measured elsewhere says so on its line with "(measured: ...)"; such
-lines are not checked.  TAP on stdout.
+and documentation it adds, its cover letter), and every percentage of a
+document such as the README, is one that docs/results shows today: the
+same figure, sign aside, somewhere in docs/results/*.md.  A line that
+links results pages (docs/results/NAME.md) is held to those pages alone.
+A figure measured elsewhere says so on its line with "(measured: ...)";
+such lines are not checked.  TAP on stdout.
 
-usage: check_figures.py SERIES-DIR...  (directories of kernel-patches/)
+usage: check_figures.py SERIES-DIR|FILE...  (directories of kernel-patches/,
+       or files of the tree, such as README.md)
 """
 import re
 import sys
@@ -16,6 +19,8 @@ from harness import facts, tap  # noqa: E402
 
 FIGURE = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.\d+)?)%")
 MARKED = "(measured: "
+RESULTS = facts.ROOT / "docs/results"
+CITED = re.compile(r"docs/results/([\w-]+\.md)")
 
 
 def shown(text):
@@ -28,16 +33,35 @@ def figures(text):
     return shown("\n".join(line for line in text.splitlines() if MARKED not in line))
 
 
-def main(dirs):
+def unshown(text, pages):
+    """The figures of text that the results pages do not show: a line
+    citing pages against those, any other line against them all."""
+    everywhere = set().union(*pages.values())
+    missing = set()
+    for line in text.splitlines():
+        cited = CITED.findall(line)
+        known = set().union(*(pages.get(c, set()) for c in cited)) if cited else everywhere
+        missing |= figures(line) - known
+    return sorted(missing, key=lambda f: float(f[:-1]))
+
+
+def main(args):
     t = tap.Tap()
-    results = "".join(p.read_text() for p in sorted((facts.ROOT / "docs/results").glob("*.md")))
-    known = shown(results)
-    for d in dirs:
-        for patch in sorted((facts.ROOT / "kernel-patches" / d).glob("*.patch")):
-            missing = sorted(figures(patch.read_text()) - known, key=lambda f: float(f[:-1]))
-            t(not missing, "%s: every percentage it quotes is in docs/results"
-              % patch.relative_to(facts.ROOT / "kernel-patches"),
-              diag=["not in docs/results: " + ", ".join(missing)] if missing else [])
+    pages = {p.name: shown(p.read_text()) for p in sorted(RESULTS.glob("*.md"))}
+    for arg in args:
+        path = facts.ROOT / arg
+        if path.is_file():
+            texts = [(arg, path.read_text())]
+        else:
+            texts = [(str(p.relative_to(facts.ROOT / "kernel-patches")), p.read_text())
+                     for p in sorted((facts.ROOT / "kernel-patches" / arg).glob("*.patch"))]
+            if not texts:
+                t(False, "%s: a series directory or a file" % arg)
+        for name, text in texts:
+            missing = unshown(text, pages)
+            t(not missing, "%s: every percentage it quotes is in docs/results" % name,
+              diag=["not in docs/results (or not in the page its line cites): "
+                    + ", ".join(missing)] if missing else [])
     return t.plan()
 
 

@@ -28,8 +28,10 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "selftests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from harness import check, facts, kconfig, kernel, qemu, series, tap, util  # noqa: E402
 import parse_results  # noqa: E402
+import check_figures  # noqa: E402
 
 TEST_DATA = Path(__file__).resolve().parent / "test_data"
 
@@ -711,6 +713,29 @@ class WhitelistTest(unittest.TestCase):
 
 
 # ------------------------------------------------------------- boots
+
+class FiguresTest(unittest.TestCase):
+    """check_figures.py: a quoted percentage must be one the results show,
+    in the page its line cites when it cites one."""
+
+    PAGES = {"paired.md": {"1.06%", "0.40%"}, "cpus.md": {"0.92%"}}
+
+    def test_shown_drops_signs(self):
+        self.assertEqual(check_figures.shown("+1.06% [-0.40%, 12%] 3.5"), {"1.06%", "0.40%", "12%"})
+
+    def test_anywhere_without_a_citation(self):
+        self.assertEqual(check_figures.unshown("gains -0.92% or +1.06%", self.PAGES), [])
+        self.assertEqual(check_figures.unshown("gains 2.5%", self.PAGES), ["2.5%"])
+
+    def test_a_cited_page_alone(self):
+        line = "+0.92% [-0.40%, +1.06%] (docs/results/paired.md)"
+        self.assertEqual(check_figures.unshown(line, self.PAGES), ["0.92%"])
+        self.assertEqual(check_figures.unshown(line.replace("paired", "nosuch"), self.PAGES),
+                         ["0.40%", "0.92%", "1.06%"])
+
+    def test_marked_lines_are_not_checked(self):
+        self.assertEqual(check_figures.unshown("7% (measured: perf on a Zen 4)", self.PAGES), [])
+
 
 class PoolTest(unittest.TestCase):
     """qemu.Boot's job lines and qemu.run's pool, with a kernel that does not exist."""
