@@ -27,7 +27,11 @@ help: ## this list (bare make prints it too), read from the `## ` comments on th
 	@awk -F':' '/^[a-z][a-z0-9-]*:.*## / { d = $$0; sub(/^[^#]*## /, "", d); \
 		printf "make %-18s %s\n", $$1, d }' $(MAKEFILE_LIST)
 
-deps: ## install the Debian packages the project needs (root or sudo; only what is missing)
+deps: ## install the Debian packages the project needs (root or sudo; only what is missing; deps-probe, -kernel, -bench, -checkers: a part)
 	@bash scripts/deps.sh
+
+# A target installs only the parts it runs: probe, kernel, bench, checkers.
+deps-%:
+	@bash scripts/deps.sh $*
 
 include mk/*.mk

@@ -12,10 +12,10 @@
 
 .PHONY: bench bench-sweep
 
-bench: deps probe-build ## cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
+bench: deps-bench probe-build ## cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
 	@python3 bench/bench.py $(BENCH_FLAGS)
 
-bench-sweep: deps probe-build ## colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
+bench-sweep: deps-bench probe-build ## colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
 	@python3 bench/sweep.py $(BENCH_FLAGS) $(if $(filter-out 1,$(FALIGN)),--no-falign)
 
 # make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
@@ -23,7 +23,7 @@ bench-sweep: deps probe-build ## colouring parameter sweep, the default chosen f
 # bench kernel's page map (bench/attribution.py) -> docs/results/attribution.md
 # (QUICK=1: build/bench/attribution-quick).
 .PHONY: bench-attribution
-bench-attribution: deps probe-build ## which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
+bench-attribution: deps-bench probe-build ## which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
 	@python3 bench/attribution.py $(BENCH_FLAGS)
 
 # make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
@@ -31,7 +31,7 @@ bench-attribution: deps probe-build ## which direct-map objects miss by conflict
 # winners together (bench/slab_colour.py) -> docs/results/slab-colour.md
 # (QUICK=1: build/bench/slab-colour-quick).
 .PHONY: bench-slab-colour
-bench-slab-colour: deps probe-build ## which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
+bench-slab-colour: deps-bench probe-build ## which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
 	@python3 bench/slab_colour.py $(BENCH_FLAGS)
 
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
@@ -41,10 +41,10 @@ bench-slab-colour: deps probe-build ## which caches' slab colours help beyond ta
 # settings, build/bench/cpus-quick).  make bench-cpu DUMP=FILE: the same on
 # one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
 .PHONY: bench-cpus bench-cpu
-bench-cpus: deps probe-build ## colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
+bench-cpus: deps-bench probe-build ## colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
 	@python3 bench/cpus.py $(BENCH_FLAGS)
 
-bench-cpu: deps probe-build ## the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
+bench-cpu: deps-bench probe-build ## the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
 	@python3 bench/cpus.py --dump "$(abspath $(DUMP))" $(BENCH_FLAGS)
 
@@ -62,7 +62,7 @@ FORK_FLAGS = $(strip $(if $(FORKS),--forks $(FORKS)) $(if $(ROUNDS),--rounds $(R
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 	$(if $(WORK),--work "$(abspath $(WORK))") $(if $(APPEND),--append "$(APPEND)") \
 	$(if $(filter command line environment,$(origin IMAGE)),--image "$(IMAGE)"))
-bench-fork: deps ## fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
+bench-fork: deps-bench ## fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
 	@python3 bench/forkrate.py $(FORK_FLAGS)
 
 # make bench-paired [QUICK=1] [LAYOUTS=N] [IMAGE=NAME]: stack colouring at
@@ -70,7 +70,7 @@ bench-fork: deps ## fork and exit throughput, colouring off against on in one bo
 # intervals (bench/paired_bench.py) -> docs/results/paired.md
 # (QUICK=1: build/bench/paired-quick).
 .PHONY: bench-paired
-bench-paired: deps probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N)
+bench-paired: deps-bench probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N)
 	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE))
 
 # make bench-l2-attribution [QUICK=1]: both sides of the L2's conflict
@@ -78,5 +78,5 @@ bench-paired: deps probe-build ## colouring and a placebo against off, paired in
 # (bench/l2_attribution.py) -> docs/results/l2-attribution.md
 # (QUICK=1: build/bench/l2-attribution-quick).
 .PHONY: bench-l2-attribution
-bench-l2-attribution: deps probe-build ## who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
+bench-l2-attribution: deps-bench probe-build ## who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
 	@python3 bench/l2_attribution.py $(BENCH_FLAGS) $(if $(IMAGE),--image $(IMAGE))

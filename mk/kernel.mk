@@ -44,7 +44,7 @@ DEMO_FLAGS = $(strip $(if $(CPU),--cpu "$(CPU)") $(if $(N),--tasks $(N)) \
 	$(if $(APPEND),--append "$(APPEND)") $(if $(TIMEOUT),--timeout $(TIMEOUT)))
 
 # The main job: see selftests/demo.py (CPU=model N=tasks APPEND="args").
-demo: deps ## main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
+demo: deps-kernel ## main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
 	@python3 selftests/demo.py $(DEMO_FLAGS)
 
 .PHONY: selftests
@@ -52,7 +52,7 @@ demo: deps ## main job: build the patched kernel, boot it under QEMU, show what 
 # The selftest matrix of selftests/cases.tsv under QEMU: SET=check (make
 # check's cases) or SET=full; CASES=regex picks cases by name.
 SET ?= check
-selftests: deps ## the selftest matrix under QEMU (SET=check|full, CASES=regex)
+selftests: deps-bench ## the selftest matrix under QEMU (SET=check|full, CASES=regex)
 	@python3 selftests/matrix.py $(SET) $(if $(CASES),--cases '$(CASES)') $(if $(JOBS),--jobs $(JOBS))
 
 .PHONY: bisect-check
@@ -65,7 +65,7 @@ bisect-check: ## build every commit of the series on its own, built in and as mo
 
 # trinity and fork storms on the KASAN + lockdep image, and the memory with
 # 10,000 threads: SET=check (make check's minute each) or SET=full.
-reliability: deps ## trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
+reliability: deps-kernel ## trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
 	@python3 selftests/reliability.py $(SET)
 
 .PHONY: static-check
@@ -73,14 +73,14 @@ reliability: deps ## trinity and fork storms, memory with 10,000 threads (SET=ch
 # sparse, W=1, kernel-doc, coccicheck and get_maintainer.pl on what the series
 # touch, against the base kernel (scripts/check_static.py; make check runs it
 # with coccicheck on the new files only).
-static-check: deps ## sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
+static-check: deps-checkers ## sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
 	@python3 scripts/check_static.py full
 
 .PHONY: falign-report
 
 # One kernel per function alignment choice, compared, and each choice across
 # text layouts (make falign-layouts, run first) -> docs/results/falign.md.
-falign-report: deps falign-layouts ## one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
+falign-report: deps-bench falign-layouts ## one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
 	@python3 falign/report.py $(if $(OUT),--out "$(abspath $(OUT))")
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
@@ -88,7 +88,7 @@ falign-report: deps falign-layouts ## one kernel per function alignment choice, 
 # L1I misses, median and range (falign/layouts.py) ->
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
-falign-layouts: deps probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
+falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
 	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)")
 
 # make hot-text-profile: the kernel functions the ring and the fork loop run,
@@ -97,7 +97,7 @@ falign-layouts: deps probe-build ## L1I misses of each alignment choice in three
 # HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py, which
 # also reads perf script output from real hardware).
 .PHONY: hot-text-profile
-hot-text-profile: deps probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
+hot-text-profile: deps-bench probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
 	@python3 falign/hot_text.py $(RUN_FLAGS) $(if $(ROOM),--room $(ROOM))
 
 .PHONY: deb
@@ -105,5 +105,5 @@ hot-text-profile: deps probe-build ## the kernel functions the ring and the fork
 # Debian packages of base + every series for a real machine (harness/deb.py,
 # docs/real-hardware.md): from CONFIG=FILE or the running kernel's
 # /boot/config-*, LOCALMODCONFIG=1 for only the modules loaded here.
-deb: deps ## Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
+deb: deps-kernel ## Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
 	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig)

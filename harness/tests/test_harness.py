@@ -795,6 +795,20 @@ class MakeHelpTest(unittest.TestCase):
         self.assertIn("make", shown)
         self.assertEqual([x for x in targets if x not in shown], [])
 
+    def installs(self, target):
+        """The parts of make deps that target would install, from make -n."""
+        out = subprocess.run(["make", "-n", "-C", str(facts.ROOT), target],
+                             capture_output=True, text=True).stdout
+        return re.findall(r"scripts/deps\.sh ?(.*)", out)
+
+    def test_parts(self):
+        """a target installs the part it runs: the probe none, the demo the kernel's"""
+        self.assertEqual(self.installs("probe"), [])
+        self.assertEqual(self.installs("demo"), ["kernel"])
+        self.assertEqual(self.installs("bench-paired"), ["bench"])
+        self.assertEqual(self.installs("static-check"), ["checkers"])
+        self.assertEqual(self.installs("check"), [""])
+
 
 # ------------------------------------------------------------- types
 
