@@ -17,6 +17,7 @@ Flags (make's QUICK=1, JOBS=N, WORK=DIR, POOL=parallel, REPORT_ONLY=1, RESUME=1)
 --help.
 """
 
+import math
 import re
 import shutil
 import statistics
@@ -150,6 +151,30 @@ class Report(Doc):
             rows.append([label, unit] + cells + [self.stable(smp, i, c) for c in self.names[1:]])
         self.table(["workload", "per"] + self.names + ["%s vs off" % c for c in self.names[1:]],
                    rows, "ll" + "r" * len(self.names) + "l" * (len(self.names) - 1))
+
+    def against_off(self, case, smp, f):
+        """case's medians over off's, the geometric mean over the workloads, in %."""
+        logs = [math.log(self.spread(case, smp, i, f).median / self.spread("off", smp, i, f).median)
+                for i in range(len(self.labels))]
+        return 100 * (math.exp(statistics.mean(logs)) - 1)
+
+    def host_time_note(self, smp):
+        """Without icount a boot's figures follow host time: the base kernel
+        against off in cycles and instructions, beside the same image with
+        randomize_kstack_offset (rko) and the deterministic -smp 1."""
+        if smp == 1 or not {"base", "rko"} <= set(self.names) or 1 not in self.smps:
+            return
+        est = lambda p: cycles(p, self.lat)  # noqa: E731
+        insns = lambda p: p.insns  # noqa: E731
+        self.md("""Without icount these figures follow host time. The base kernel against off,
+            geometric mean over the workloads: estimated cycles %+.1f%%, instructions %+.1f%%
+            at -smp %d; %+.1f%% and %+.1f%% at -smp 1 (icount); the same image with
+            randomize_kstack_offset=on (rko) %+.1f%% in cycles at -smp %d. A difference that the
+            instructions carry and that only -smp %d shows is the boots' waiting on the host
+            (idle polling, timers, spinning), not the kernel's code.""",
+           self.against_off("base", smp, est), self.against_off("base", smp, insns), smp,
+           self.against_off("base", 1, est), self.against_off("base", 1, insns),
+           self.against_off("rko", smp, est), smp, smp)
 
     def miss_table(self, smp, cache):
         rows = []
@@ -313,6 +338,7 @@ class Report(Doc):
         for smp in self.smps:
             md("### -smp %d", smp)
             self.headline(smp)
+            self.host_time_note(smp)
             w("![estimated cycles, -smp %d](bench-cycles-smp%d.png)" % (smp, smp))
             w()
         md("""## Instructions per event

@@ -168,6 +168,26 @@ def main():
     t(abs(on.pct + 2.0) < 1e-9 and on.verdict == "lower" and placebo.verdict == "no measurable "
       "effect" and placebo.half_width == 0, "bench-paired: a case 2%% below off in every layout "
       "is lower (%s); an identical placebo holds 0 (%s)" % (on.interval(), placebo.interval()))
+
+    # make bench: the -smp 4 note, the base kernel against off beside the deterministic -smp 1.
+    class Label:
+        label = "w"
+    rep = bench.Report.__new__(bench.Report)
+    benchdata.Doc.__init__(rep)
+    rep.names, rep.smps, rep.layouts, rep.lat = ["off", "base", "rko"], [1, 4], [1, 2], lat
+    rep.boots = {bench.name("off", 1, 1): [Label()]}
+    scale = {("off", 1): 1.0, ("base", 1): 1.0, ("rko", 1): 1.0,
+             ("off", 4): 1.0, ("base", 4): 1.1, ("rko", 4): 0.97}
+    rep.net = {bench.name(c, smp, lay): [FakePhase(1000.0 * lay * f)]
+               for (c, smp), f in scale.items() for lay in rep.layouts}
+    rep.host_time_note(4)
+    note = " ".join(rep.out)
+    t("cycles +10.0%, instructions +10.0% at -smp 4; +0.0% and +0.0% at -smp 1" in note and
+      "(rko) -3.0%" in note, "bench: the -smp 4 note gives the base against off at -smp 4 and 1, "
+      "and rko", [note])
+    rep.out = []
+    rep.host_time_note(1)
+    t(rep.out == [], "bench: no host-time note under -smp 1 itself")
     return t.plan()
 
 
