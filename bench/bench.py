@@ -405,8 +405,7 @@ class Report(Doc):
                     for i in range(len(self.labels)) for c in self.names
                     for p in [self.boots[name(c, self.smps[0], 1)][i]]],
                    "ll" + "r" * len(REGIONS))
-        md("Commands (paths relative to the project top):")
-        self.code("\n".join(self.run.commands))
+        self.commands(self.run.commands)
         for smp in self.smps:
             self.plot(results / ("bench-cycles-smp%d.png" % smp), smp)
         self.write_md(results / "bench.md")

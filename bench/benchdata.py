@@ -511,6 +511,14 @@ class Doc:
     def code(self, text):
         self.out += ["```", text.rstrip("\n"), "```", ""]
 
+    def commands(self, lines):
+        """The run's command lines, last, where they do not stand between a
+        reader and the results."""
+        self.md("""## Appendix: the commands
+
+            Paths relative to the project top:""")
+        self.code("\n".join(lines).replace(str(ROOT) + "/", ""))
+
     def ring_ns(self):
         return [p.info["tasks"] for p in self.boots[self.names[0]].of("ring")]
 

@@ -252,8 +252,7 @@ class Cpus(Doc):
         self.plot(results / "cpus.png")
         self.w("![each CPU: optimum, derived and fixed against off](cpus.png)")
         self.w()
-        self.md("Commands (paths relative to the project top):")
-        self.code("\n".join(self.run.commands).replace(str(ROOT) + "/", ""))
+        self.commands(self.run.commands)
         self.write_md(results / "cpus.md")
 
     def grid_section(self):

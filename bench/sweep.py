@@ -234,10 +234,7 @@ class Sweep(Doc):
         self.code((self.work / "run.sh").read_text())
         self.md("""Per switch: ring phase counts over its token passes (one context switch each);
             messaging per message; forkloop per fork. See bench.md for the simulator and the
-            workloads.
-
-            Commands (paths relative to the project top):""")
-        self.code("\n".join(self.run.commands))
+            workloads, and the appendix for the commands.""")
 
     def grid_section(self):
         self.md("""## The grid: max_offset &times; step (balanced, level 1)
@@ -412,11 +409,14 @@ class Sweep(Doc):
                          "Ring: L1I misses per context switch by function alignment")
         self.md("![L1I by alignment](sweep-falign-l1i.png)")
 
+    def commands_section(self):
+        self.commands(self.run.commands)
+
     def save(self, results):
         self.results = results
         for section in (self.setup, self.grid_section, self.choice_section, self.policy_section,
                         self.geometry_section, self.task_section, self.region_section,
-                        self.insn_section, self.falign_section):
+                        self.insn_section, self.falign_section, self.commands_section):
             section()
         ns = ",".join(map(str, self.target_ns()))
         self.plot_grid(results / "sweep-grid.png", self.score,
