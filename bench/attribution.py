@@ -20,6 +20,7 @@ import bisect
 import collections
 import re
 import sys
+import textwrap
 
 from benchdata import (KARGS, REGIONS, ROOT, Doc, Run, bench_caches, conflict_problems,
                        fmt, parser, plot_png, plugin_geometry, read_conflicts, run_args,
@@ -270,7 +271,7 @@ class Report(Doc):
             objs.update({o: n / t.direct for o, n in t.by_victim().items() if t.direct})
         top = [o for o, _ in objs.most_common(6)]
         dat = out / "attribution.dat"
-        lines, xt = [], []
+        lines, xt, labels = [], [], []
         for k, (i, p) in enumerate(self.phases):
             off = self.t[(self.cases[0][0], i)].direct / self.t[(self.cases[0][0], i)].events
             for j, (c, _, _) in enumerate(self.cases):
@@ -280,8 +281,11 @@ class Report(Doc):
                     [(t.direct - sum(vic[o] for o in top)) / t.events]
                 lines.append("%d %s  # %s %s\n" % (x, " ".join("%.3f" % (100 * v / off)
                                                               for v in per), p.label, c))
-                xt.append('"%s%s" %d' % (c, "\\n" + p.label if j == len(self.cases) // 2
-                                         else "", x))
+                xt.append('"%s" %d' % (c, x))
+            # The workload under its group of bars, wrapped so that neighbours stay apart.
+            labels.append('set label "%s" at %g, graph -0.21 center font \',9\'' % (
+                "\\n".join(textwrap.wrap(p.label, 14)), k * (len(self.cases) + 1)
+                + (len(self.cases) - 1) / 2))
         dat.write_text("".join(lines))
         cols = top + ["other objects"]
         plot_png(out / "attribution.png", "L1D conflict misses on the direct map, by the "
@@ -292,8 +296,9 @@ class Report(Doc):
                      cols[len(cols) - 1 - k])
                   for k in range(len(cols))],
                  ["set termoption noenhanced", "set style fill solid 0.8 border -1",
-                  "set boxwidth 0.8", "set xtics (%s) font ',8'" % ", ".join(xt),
-                  "set xrange [-1:%d]" % (len(self.phases) * (len(self.cases) + 1))])
+                  "set boxwidth 0.8", "set xtics (%s) rotate by 90 right font ',8'"
+                  % ", ".join(xt), "set bmargin 9",
+                  "set xrange [-1:%d]" % (len(self.phases) * (len(self.cases) + 1))] + labels)
         self.md("![conflict misses by object](attribution.png)\n\n`attribution.dat`: the "
                 "plot's data, a line a workload and case: the %d objects of the legend in "
                 "order, then the rest, in %% of off's conflict misses on that workload.",
