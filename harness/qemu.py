@@ -48,11 +48,12 @@ class Boot:
     """One QEMU run of IMAGE (a kernel.Image or a bzImage path)."""
 
     def __init__(self, name, image, initramfs, out, model="Skylake-Client", smp=1, mem="512M",
-                 timeout=600, args=(), plugin=None, deterministic=False, single_thread=False):
+                 timeout=600, args=(), plugin=None, deterministic=False, single_thread=False,
+                 qemu_args=()):
         self.name, self.image, self.initramfs, self.out = name, image, initramfs, Path(out)
         self.model, self.smp, self.mem, self.timeout = model, smp, mem, timeout
         self.args, self.plugin, self.deterministic = list(args), plugin, deterministic
-        self.single_thread = single_thread
+        self.single_thread, self.qemu_args = single_thread, list(qemu_args)
         self.file = self.out / safe(name)
 
     def env(self):
@@ -62,8 +63,9 @@ class Boot:
             env["DETERMINISTIC"] = "1"
         if self.single_thread:
             env["SINGLE_THREAD"] = "1"
-        if self.plugin:
-            env["QEMU_ARGS"] = "-plugin " + self.plugin
+        extra = (["-plugin", self.plugin] if self.plugin else []) + self.qemu_args
+        if extra:
+            env["QEMU_ARGS"] = " ".join(extra)
         return env
 
     def command(self):

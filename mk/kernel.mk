@@ -107,3 +107,11 @@ hot-text-profile: deps-bench probe-build ## the kernel functions the ring and th
 # /boot/config-*, LOCALMODCONFIG=1 for only the modules loaded here.
 deb: deps-kernel ## Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
 	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig)
+
+.PHONY: host-boot
+
+# The patched kernel on this machine's own userspace, its / read-only over
+# virtio-9p as virtme-ng does it (selftests/host_root.py, facts.tsv's
+# hostroot image); by default the kselftests and KUnit's debugfs results.
+host-boot: deps-kernel ## the patched kernel on this machine's userspace (9p root): kselftests and KUnit, or CMD="PROG ARGS"
+	@python3 selftests/host_root.py $(if $(APPEND),--append '$(APPEND)') $(if $(CPU),--cpu '$(CPU)') $(if $(CMD),-- $(CMD))
