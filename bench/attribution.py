@@ -271,7 +271,7 @@ class Report(Doc):
             objs.update({o: n / t.direct for o, n in t.by_victim().items() if t.direct})
         top = [o for o, _ in objs.most_common(6)]
         dat = out / "attribution.dat"
-        lines, xt, labels = [], [], []
+        lines = ["# columns: %s\n" % " | ".join(top + ["other objects"])]
         for k, (i, p) in enumerate(self.phases):
             off = self.t[(self.cases[0][0], i)].direct / self.t[(self.cases[0][0], i)].events
             for j, (c, _, _) in enumerate(self.cases):
@@ -281,28 +281,36 @@ class Report(Doc):
                     [(t.direct - sum(vic[o] for o in top)) / t.events]
                 lines.append("%d %s  # %s %s\n" % (x, " ".join("%.3f" % (100 * v / off)
                                                               for v in per), p.label, c))
-                xt.append('"%s" %d' % (c, x))
-            # The workload under its group of bars, wrapped so that neighbours stay apart.
-            labels.append('set label "%s" at %g, graph -0.21 center font \',9\'' % (
-                "\\n".join(textwrap.wrap(p.label, 14)), k * (len(self.cases) + 1)
-                + (len(self.cases) - 1) / 2))
         dat.write_text("".join(lines))
-        cols = top + ["other objects"]
-        plot_png(out / "attribution.png", "L1D conflict misses on the direct map, by the "
-                 "object that misses (%s)" % ", ".join(c for c, _, _ in self.cases), "",
-                 "% of the conflict misses of off", None, 1,
-                 ["'%s' using 1:(%s) with boxes title '%s'" % (
-                     dat, "+".join("$%d" % (2 + m) for m in range(len(cols) - k)),
-                     cols[len(cols) - 1 - k])
-                  for k in range(len(cols))],
-                 ["set termoption noenhanced", "set style fill solid 0.8 border -1",
-                  "set boxwidth 0.8", "set xtics (%s) rotate by 90 right font ',8'"
-                  % ", ".join(xt), "set bmargin 9",
-                  "set xrange [-1:%d]" % (len(self.phases) * (len(self.cases) + 1))] + labels)
+        draw(dat, out / "attribution.png")
         self.md("![conflict misses by object](attribution.png)\n\n`attribution.dat`: the "
                 "plot's data, a line a workload and case: the %d objects of the legend in "
                 "order, then the rest, in %% of off's conflict misses on that workload.",
                 len(top))
+
+
+def draw(dat, png):
+    """attribution.png from attribution.dat alone: its "# columns:" line names
+    the stacked objects, and each bar's comment its workload and case."""
+    rows = [line.split("#", 1) for line in dat.read_text().splitlines()]
+    cols = rows[0][1].split(":", 1)[1].strip().split(" | ")
+    bars = [(int(data.split()[0]), note.strip().rsplit(" ", 1)) for data, note in rows[1:]]
+    cases = list(dict.fromkeys(case for _, (_, case) in bars))
+    groups = collections.defaultdict(list)
+    for x, (label, _) in bars:
+        groups[label].append(x)
+    xt = ", ".join('"%s" %d' % (case, x) for x, (_, case) in bars)
+    # The workload under its group of bars, wrapped so that neighbours stay apart.
+    labels = ['set label "%s" at %g, graph -0.21 center font \',9\'' % (
+        "\\n".join(textwrap.wrap(label, 14)), sum(xs) / len(xs)) for label, xs in groups.items()]
+    plot_png(png, "L1D conflict misses on the direct map, by the object that misses (%s)"
+             % ", ".join(cases), "", "% of the conflict misses of off", None, 1,
+             ["'%s' using 1:(%s) with boxes title '%s'" % (
+                 dat, "+".join("$%d" % (2 + m) for m in range(len(cols) - k)),
+                 cols[len(cols) - 1 - k]) for k in range(len(cols))],
+             ["set termoption noenhanced", "set style fill solid 0.8 border -1",
+              "set boxwidth 0.8", "set xtics (%s) rotate by 90 right font ',8'" % xt,
+              "set bmargin 9", "set xrange [-1:%d]" % (max(x for x, _ in bars) + 2)] + labels)
 
 
 def main(argv=None):

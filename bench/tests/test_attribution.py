@@ -83,6 +83,16 @@ def main():
       "Tally.by_victim: sums over the evictors")
     t(at.sets_str(collections.Counter({5: 3, 1: 2, 9: 1, 7: 1, 2: 1})) == "5 (5, 1, 9, 7, ...)",
       "sets_str: how many, the busiest four first")
+    with tempfile.TemporaryDirectory() as d:
+        dat, png = Path(d) / "a.dat", Path(d) / "a.png"
+        dat.write_text("# columns: task_struct | other objects\n"
+                       "0 40.0 60.0  # hackbench process pipe g=1 off\n"
+                       "1 20.0 50.0  # hackbench process pipe g=1 on\n")
+        at.draw(dat, png)
+        t(png.read_bytes()[:4] == b"\x89PNG", "draw: the plot from the .dat alone")
+    results = at.ROOT / "docs/results/attribution.dat"
+    t(results.read_text().startswith("# columns: "),
+      "docs/results/attribution.dat names its columns (draw can redraw it)")
     return t.plan()
 
 
