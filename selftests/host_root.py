@@ -4,12 +4,13 @@ way virtme-ng runs a kernel: QEMU exports the host's / read-only over
 virtio-9p, the guest mounts it as its root, and an init script (written to
 build/host-root/init, which the guest sees at the same path) mounts proc,
 sysfs, debugfs, cgroup2 and tmpfs on /tmp and /run, runs one command as
-root, and powers off.  Nothing on the host is written but build/host-root.
+root, and reboots, which ends QEMU.  Nothing on the host is written but
+build/host-root (and build/kselftest-lab, where the kselftests install).
 
 The image is facts.tsv's hostroot: the test image's fragments and
 host-root.config (PCI, virtio-pci, 9P).  The command line QEMU gets:
 
-    -fsdev local,id=root,path=/,security_model=none,readonly=on
+    -fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
     -device virtio-9p-pci,fsdev=root,mount_tag=/dev/root
     -append "root=/dev/root rootfstype=9p
              rootflags=trans=virtio,version=9p2000.L,msize=262144 ro
@@ -41,8 +42,8 @@ OUT = util.BUILD / "host-root"
 BEGIN, END = "HOST-ROOT-OUTPUT-BEGIN", "HOST-ROOT-OUTPUT-END"
 # /init's job in the project's initramfs guests, here on the host's root:
 # the mounts a read-only root needs, the command, its status and the marker
-# qemu-run.sh waits for, then power off (SysRq o: the host's poweroff would
-# ask an init system that is not running).
+# qemu-run.sh waits for, then power off (the host's poweroff would ask an
+# init system that is not running).
 INIT = """#!/bin/sh
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -53,12 +54,19 @@ mount -t tmpfs tmpfs /run
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
 cd %(cwd)s || exit 1
 echo %(begin)s
+(
 %(cmd)s
+)
 rc=$?
 echo %(end)s
 echo "KCOLOUR-INIT-DONE rc=$rc"
-echo o >/proc/sysrq-trigger
-sleep 10
+# reboot(2) at once, which ends QEMU under -no-reboot (the image has no
+# ACPI to power off with); SysRq where there is no python3 (asynchronous:
+# wait in a builtin, not on the 9p root, which goes away under a program
+# being paged in).
+python3 -c 'import ctypes; ctypes.CDLL(None).reboot(0x01234567)'
+echo b >/proc/sysrq-trigger
+while :; do :; done
 """
 # The default command: the kselftests as a test lab runs them, then KUnit's
 # results as the kernel's debugfs keeps them.
@@ -89,7 +97,7 @@ def boot(image, cmd, cpu, smp, append, timeout):
     init.chmod(0o755)
     b = qemu.Boot("host-root", image, empty_initramfs(OUT / "empty.cpio.gz"), OUT, model=cpu,
                   smp=smp, timeout=timeout,
-                  qemu_args=["-fsdev", "local,id=root,path=/,security_model=none,readonly=on",
+                  qemu_args=["-fsdev", "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap",
                              "-device", "virtio-9p-pci,fsdev=root,mount_tag=/dev/root"],
                   args=["root=/dev/root", "rootfstype=9p",
                         "rootflags=trans=virtio,version=9p2000.L,msize=262144", "ro",
