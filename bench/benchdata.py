@@ -17,6 +17,7 @@ import argparse
 
 import json
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -54,8 +55,11 @@ REGIONS = {"stack-top": "stack top", "stack-rest": "stack rest", "direct": "dire
 # Each workload's event: (its name, the key of its count in the workload's line).
 UNITS = {"ring": ("switch", "switches"), "forkloop": ("fork", "forks"),
          "messaging": ("message", "messages"), "hackbench": ("message", "messages"),
-         "web": ("request", "requests")}
-WORKLOAD_RE = re.compile(r"(%s)((?: [a-z]+=-?[0-9]+)+)\s*$" % "|".join(list(UNITS) + ["layout"]))
+         "web": ("request", "requests"), "cmd": ("run", "runs")}
+# A workload's key=value line: numbers, and the name of a cmd workload.
+CMD_NAME = r"[A-Za-z][\w-]*"
+WORKLOAD_RE = re.compile(r"(%s)((?: (?:name=%s|[a-z]+=-?[0-9]+))+)\s*$"
+                         % ("|".join(list(UNITS) + ["layout"]), CMD_NAME))
 
 
 def guest_programs():
@@ -104,6 +108,24 @@ def plugin_geometry(caches):
     return ",".join("%s_size=%d,%s_ways=%d,%s_line=%d" % (c.lower(), g[0], c.lower(), g[1],
                                                           c.lower(), g[2])
                     for c, g in sorted(caches.items()))
+
+
+def cmd_workload(line):
+    """A facts.tsv "cmd NAME -- PROGRAM ARG..." workload line: the line the
+    guest runs, PROGRAM resolved to the host path that goes into the
+    initramfs (with its libraries, by ldd) at the same path, and that path.
+    Other lines: (line, None)."""
+    words = shlex.split(line)
+    if words[:1] != ["cmd"]:
+        return line, None
+    if len(words) < 4 or words[2] != "--" or not re.fullmatch(CMD_NAME, words[1]):
+        raise util.Error("workload line '%s': want cmd NAME -- PROGRAM [ARG...], NAME of "
+                         "letters, digits, - and _" % line)
+    prog = shutil.which(words[3])
+    if not prog:
+        raise util.Error("workload %s: no program %s on this machine" % (words[1], words[3]))
+    prog = str(Path(prog).resolve()) if not Path(words[3]).is_absolute() else words[3]
+    return shlex.join(words[:3] + [prog] + words[4:]), prog
 
 
 def parse_kv(text):
@@ -191,6 +213,8 @@ class Phase:
         if self.workload == "hackbench":
             return "hackbench %s %s g=%d" % ("thread" if i["threads"] else "process",
                                             "pipe" if i["pipes"] else "socket", i["groups"])
+        if self.workload == "cmd":
+            return i["name"]
         return self.workload
 
     def minus(self, other):
@@ -311,6 +335,8 @@ class Run:
         self.resume = bool(resume) and not self.replay
         self.work = Path(work)
         self.tap, self.start, self.want = tap.Tap(), time.time(), facts.workloads(wset)
+        if not self.want:
+            self.bail("no workload lines of set %s in facts.tsv" % wset)
         self.images, self.layout, self.cases, self.boots = {}, {}, [], {}
         self.kunit_off = {}
         if not shutil.which("gnuplot"):
@@ -333,6 +359,10 @@ class Run:
                        for line in (self.work / "meta").read_text().splitlines())
             self.meta["started"] = old.get("started", old["date"])
             return
+        try:
+            self.want, cmd_programs = map(list, zip(*map(cmd_workload, self.want)))
+        except util.Error as e:
+            self.bail(str(e))
         shutil.rmtree(self.work, ignore_errors=True)
         (self.work / "bin").mkdir(parents=True)
         self.make("bench/cachesim", "OUT=%s" % (self.work / "bin"), "all")
@@ -344,7 +374,8 @@ class Run:
                            [(self.work / "bin" / w, "/bin/" + w) for w in guest_programs()] +
                            [(ROOT / "bench/workloads/phases.sh", "/bin/phases.sh"),
                             (self.work / "run.sh", "/run.sh")] +
-                           qemu.programs(p for p, in facts.rows("guest")))
+                           qemu.programs([p for p, in facts.rows("guest")] +
+                                         [p for p in cmd_programs if p]))
         except util.Error as e:
             self.bail(str(e))
 

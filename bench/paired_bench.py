@@ -15,8 +15,11 @@ hold 0.  Estimated cycles per event (make bench's model), L1D and L2 misses.
 The report gives the layouts each interval would need for a half-width of
 +-0.5%.  TAP on stdout: every phase complete, and each boot's kstack_colour
 params (debugfs) say colouring off for off and the placebo, on for on.
-Flags (make's QUICK=1, LAYOUTS=N, IMAGE=, JOBS=N, WORK=DIR, REPORT_ONLY=1,
-RESUME=1): --help.
+--workloads SET (make's WORKLOADS=) runs another facts.tsv workload set,
+your own program among them as a "cmd NAME -- PROGRAM ARGS" line; its report
+goes to the work dir, not docs/.
+Flags (make's QUICK=1, LAYOUTS=N, IMAGE=, WORKLOADS=, JOBS=N, WORK=DIR,
+REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import re
@@ -45,9 +48,10 @@ def name(case, layout):
 
 
 class Report(Doc):
-    def __init__(self, run, layouts, image):
+    def __init__(self, run, layouts, image, wset=None):
+        """wset: a workload set of the user's (--workloads), None for the default."""
         super().__init__(run)
-        self.layouts, self.image, self.lat = layouts, image, latency()
+        self.layouts, self.image, self.lat, self.wset = layouts, image, latency(), wset
         self.names = [name(CASES[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
@@ -78,7 +82,8 @@ class Report(Doc):
             interval; **lower** or **higher** where the interval excludes 0, otherwise no
             measurable effect within its half-width.  "layouts for ±%g%%": how many layouts
             the interval would need for that half-width at the spread seen.
-            """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
+            """, (" QUICK=1" if self.run.quick else "") + (
+                " WORKLOADS=" + self.wset if self.wset else ""), m["date"], m["qemu"], m["gcc"],
                 self.image, m["cpu"], " ".join(KARGS), len(self.layouts),
                 str(self.work).replace(str(ROOT) + "/", ""),
                 ", ".join("`%s` (`%s`)" % c for c in CASES), TARGET)
@@ -175,14 +180,19 @@ def main(argv=None):
                        LAYOUTS, QUICK_LAYOUTS))
     p.add_argument("--image", default="bench", help="the facts.tsv image (default bench; "
                    "--quick: the test image)")
+    p.add_argument("--workloads", metavar="SET", help="a facts.tsv workload set (default "
+                   "paired, --quick cpus-quick); the report stays in the work dir")
     opts = p.parse_args(argv)
     quick = opts.quick
     layouts = list(range(1, 1 + (opts.layouts or (QUICK_LAYOUTS if quick else LAYOUTS))))
     if len(layouts) < 2:
         print("error: --layouts: at least 2 for an interval", file=sys.stderr)
         return 2
-    work = opts.work or ROOT / "build/bench" / ("paired-quick" if quick else "paired")
-    run = Run("bench-paired", "cpus-quick" if quick else "paired", work, 900 if quick else 3600,
+    wset = opts.workloads or ("cpus-quick" if quick else "paired")
+    mine = opts.workloads is not None
+    work = opts.work or ROOT / "build/bench" / (
+        "paired-" + wset if mine else "paired-quick" if quick else "paired")
+    run = Run("bench-paired", wset, work, 900 if quick else 3600,
               plugin_geometry(bench_caches()), after_each=COLOUR_INFO, **run_args(opts))
     run.image("k", opts.image)
     boots = [(name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
@@ -190,8 +200,8 @@ def main(argv=None):
     run.boot("cases", boots)
     ok = run.check_boots([b[0] for b in boots]) and check_params(run, layouts)
     image = run.meta.get("fragments_k", opts.image)
-    report = Report(run, layouts, image) if ok else None
-    return run.finish(report, run.work if quick else ROOT / "docs/results")
+    report = Report(run, layouts, image, opts.workloads) if ok else None
+    return run.finish(report, run.work if quick or mine else ROOT / "docs/results")
 
 
 if __name__ == "__main__":

@@ -187,9 +187,13 @@ def train(argv):
     p = parser(__doc__, quick=False)
     p.add_argument("--room", metavar="BYTES", type=int,
                    help="a workload's part of the region (default half the L1I)")
+    p.add_argument("--workloads", metavar="SET", default=WSET,
+                   help="the facts.tsv workload set to train on (default %s); your own "
+                   "program is a cmd line" % WSET)
     opts = p.parse_args(argv)
     caches = bench_caches()
-    run = Run("hot-text-profile", WSET, opts.work or HERE.parent / "build/bench/hot-text-profile",
+    wset = opts.workloads
+    run = Run("hot-text-profile", wset, opts.work or HERE.parent / "build/bench/hot-text-profile",
               1800, plugin_geometry(caches), tables=("profile",), **run_args(opts))
     room = str(opts.room if opts.room is not None else caches["L1I"][0] // ROOM_SHARE)
     if not room.isdigit():
@@ -201,10 +205,12 @@ def train(argv):
     system_map, prof = run.system_map("bench"), [table_path(run.work, "train", "profile")]
     workloads = collections.defaultdict(collections.Counter)  # a program's phases
     for phase, command in enumerate(run.want):
-        workloads[command.split()[0]].update(from_sim(system_map, prof, phase))
+        words = command.split()  # a program's phases, a cmd line by its name
+        workloads[words[1] if words[0] == "cmd" else words[0]].update(
+            from_sim(system_map, prof, phase))
     source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s), the " \
         "bench image (%s); a workload's part %s bytes at most" % (
-            "; ".join(run.want), WSET, run.meta.get("fragments_bench", ""), room)
+            "; ".join(run.want), wset, run.meta.get("fragments_bench", ""), room)
     if not DEFAULT.parent.is_dir():
         raise Error("no kernel tree for %s (make tree first)" % DEFAULT)
     with open(DEFAULT, "w") as out:

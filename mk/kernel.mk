@@ -98,7 +98,7 @@ falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in
 # also reads perf script output from real hardware).
 .PHONY: hot-text-profile
 hot-text-profile: deps-bench probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
-	@python3 falign/hot_text.py $(RUN_FLAGS) $(if $(ROOM),--room $(ROOM))
+	@python3 falign/hot_text.py $(RUN_FLAGS) $(if $(ROOM),--room $(ROOM)) $(if $(WORKLOADS),--workloads $(WORKLOADS))
 
 .PHONY: deb
 

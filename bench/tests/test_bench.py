@@ -130,7 +130,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         stem = Path(tmp) / "b"
         lines = ["cachesim config vcpus=1 phases=2"]
-        for ph in (0, 1):
+        for ph in (0, 1, 2):
             lines.append("cachesim phase=%d complete=1 insns=%d" % (ph, 1000 * (ph + 1)))
             lines += ["cachesim phase=%d cache=%s region=%s accesses=10 sa_miss=4 fa_miss=3 "
                       "plru_miss=4 min_miss=2 inval=0%s" % (ph, c, r, " min_bound=1"
@@ -142,17 +142,34 @@ def main():
             "\x1b[2Jlayout seed=2 children=3 pipes=1 files=0 sockets=4 eventfds=0 pages=1\n"
             "web concurrency=4 keepalive=1 requests=200 complete=200 failed=0 size=4096 ctxt=9 "
             "status=0\nhackbench threads=1 pipes=0 groups=2 fds=10 loops=5 messages=1000 ctxt=7 "
-            "status=0\n")
+            "status=0\ncmd name=tar-tmpfs runs=1 ctxt=4 status=0\n")
         boot = benchdata.Boot(stem)
-        t([p.label for p in boot] == ["web c=4 keep-alive", "hackbench thread socket g=2"],
-          "Boot: the web and hackbench lines are phases 0 and 1, labelled",
-          [p.label for p in boot])
-        t(boot.layout.get("children") == 3 and len(boot) == 2,
+        t([p.label for p in boot] == ["web c=4 keep-alive", "hackbench thread socket g=2",
+                                      "tar-tmpfs"],
+          "Boot: the web, hackbench and cmd lines are phases 0, 1 and 2, labelled (a cmd "
+          "line by its name)", [p.label for p in boot])
+        t(boot[2].unit == ("run", 1) and boot[2].insns == 3000.0,
+          "Boot: a cmd phase counts per run", [boot[2].unit, boot[2].insns])
+        t(boot.layout.get("children") == 3 and len(boot) == 3,
           "Boot: the layout line is read apart, not as a phase")
-        t([(p.unit, p.insns) for p in boot] == [(("request", 200), 5.0), (("message", 1000), 2.0)],
+        t([(p.unit, p.insns) for p in boot][:2] == [(("request", 200), 5.0), (("message", 1000), 2.0)],
           "Boot: per request and per message", [(p.unit, p.insns) for p in boot])
         t(boot[0].counts[("L2", "all")]["min_bound"] == 1 and boot[0].head["stacks"] == 2,
           "Boot: the MIN bound and the placement line are read")
+    # facts.tsv's cmd workload lines: the program found here, at its host path.
+    line, prog = benchdata.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
+    tar = str(Path(benchdata.shutil.which("tar")).resolve())
+    t(prog == tar and line == "cmd tar -- %s -cf /tmp/u.tar '/usr/a b'" % tar,
+      "cmd_workload: PROGRAM resolved on PATH, the arguments quoted as given", [line, prog])
+    t(benchdata.cmd_workload("ring 8 600") == ("ring 8 600", None),
+      "cmd_workload: other workload lines pass through")
+    for bad, why in (("cmd tar tar -cf x", "no --"), ("cmd 9x -- tar", "a name not a word"),
+                     ("cmd tar --", "no program"), ("cmd t -- no-such-prog-kc", "not here")):
+        try:
+            benchdata.cmd_workload(bad)
+            t(False, "cmd_workload: '%s' (%s) is an error" % (bad, why))
+        except benchdata.util.Error as e:
+            t("workload" in str(e), "cmd_workload: '%s' (%s) is an error: %s" % (bad, why, e))
     # make bench-paired: what the kernel chose, and a case against off layout by layout.
     info = paired_bench.colour_info("x\ncolour_info enabled: 1\ncolour_info colours: 3\n"
                                     "colour_info policy: balanced\nweb ...\n")

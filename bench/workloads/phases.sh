@@ -60,6 +60,16 @@ hackbench() {
 		"messages=$(($3 * HACKBENCH_FDS * HACKBENCH_FDS * $4)) $run"
 }
 
+# cmd NAME -- PROGRAM [ARG...]: any program inside one marker window, one
+# event a run, labelled NAME (facts.tsv's "cmd" workload lines; the bench
+# copies PROGRAM and its libraries into the initramfs, bench/benchdata.py).
+cmd() {
+	name=$1
+	shift 2
+	run=$(window -o /tmp/cmd.out "$@") || { cat /tmp/cmd.out; return 1; }
+	echo "cmd name=$name runs=1 $run"
+}
+
 # slab_info: what make bench-slab-colour (bench/slab_colour.py) costs and
 # checks slab colours with, each line "slab_info ...": a cache of
 # /proc/slabinfo a line (NAME OBJSIZE OBJPERSLAB PAGESPERSLAB ACTIVE_OBJS
