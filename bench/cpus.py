@@ -74,6 +74,12 @@ class Cpu:
                               else "%dM" % (size >> 20), ways)
 
 
+def cpu_cycles(p, i, lat):
+    """bench.py's cycle model on the caches of the plugin's cpus= hierarchy i."""
+    miss = {c: p.rate("cpu%d-%s" % (i + 1, c)) for c in ("L1D", "L1I", "L2")}
+    return p.insns * lat["cpi"] + (miss["L1D"] + miss["L1I"]) * lat["L2"] + miss["L2"] * lat["L3"]
+
+
 def setting_args(colours, step, policy):
     return "kstack_colour=on,colours=%d,step=%d,max_offset=%d,policy=%s" % (
         colours, step, (colours - 1) * step, policy)
@@ -136,10 +142,7 @@ class Cpus(Doc):
         self.opt, self.fixed = self.choose()
 
     def cycles(self, p, i):
-        """bench.py's cycle model on CPU i's simulated caches."""
-        miss = {c: p.rate("cpu%d-%s" % (i + 1, c)) for c in ("L1D", "L1I", "L2")}
-        return p.insns * self.lat["cpi"] + (miss["L1D"] + miss["L1I"]) * self.lat["L2"] + \
-            miss["L2"] * self.lat["L3"]
+        return cpu_cycles(p, i, self.lat)
 
     def gm(self, case, i, layouts, workload=None, figure=None):
         """Spread over layouts of the geometric mean over the workloads (or of

@@ -27,14 +27,20 @@ import sys
 
 import paired
 from bench import cycles, latency
-from benchdata import (KARGS, ROOT, Doc, Run, bench_caches, fmt, net, parser, plot_png,
-                       plugin_geometry, run_args)
+from cpus import Cpu, cpu_cycles
+from benchdata import (KARGS, ROOT, Doc, Run, bench_caches, facts, fmt, net, parser,
+                       plot_png, plugin_geometry, run_args, util)
 
 # NAME KERNEL-ARGS: the control, then the cases judged against it.  The two
 # non-control arguments are of one length.
 CASES = [("off", "kstack_colour=off"), ("placebo", "kstack_colour=off,policy=rr"),
          ("on", "kstack_colour=on,level=auto")]
 LAYOUTS, QUICK_LAYOUTS = 10, 2
+# --classes: a CPU of each L1D class of make bench-cpus (facts.tsv benchcpu),
+# and the 32K 8-way class's common L2s.
+CLASS_CPUS = ("K8", "Bulldozer", "Atom-Diamondville", "Skylake", "Haswell", "Zen4-Raphael",
+              "TigerLake")
+QUICK_CLASS_CPUS = ("K8", "TigerLake")
 TARGET = 0.5    # the half-width (%) the layouts are chosen for
 METRICS = [("estimated cycles", None), ("L1D misses", "L1D"), ("L2 misses", "L2")]
 # After each workload, outside its window: what the kernel chose (debugfs).
@@ -48,22 +54,31 @@ def name(case, layout):
 
 
 class Report(Doc):
-    def __init__(self, run, layouts, image, wset=None):
-        """wset: a workload set of the user's (--workloads), None for the default."""
+    def __init__(self, run, layouts, image, wset=None, cpus=()):
+        """wset: a workload set of the user's (--workloads), None for the default;
+        cpus: the cpus.Cpu of each L1D class simulated beside (--classes)."""
         super().__init__(run)
         self.layouts, self.image, self.lat, self.wset = layouts, image, latency(), wset
+        self.cpus = list(cpus)
+        self.stem = "paired-classes" if self.cpus else "paired"
         self.names = [name(CASES[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
         self.rows = [i for i, p in enumerate(first) if not p.start_up]
         self.labels = [p.label for p in first]
 
-    def values(self, case, i, cache):
-        f = (lambda p: cycles(p, self.lat)) if cache is None else (lambda p: p.rate(cache))
+    def values(self, case, i, cache, cpu=None):
+        """Per layout: estimated cycles (cache None) or cache's misses per event,
+        on the bench CPU's caches or on the caches of self.cpus[cpu]."""
+        if cpu is not None:
+            f = (lambda p: cpu_cycles(p, cpu, self.lat)) if cache is None else \
+                (lambda p: p.rate("cpu%d-%s" % (cpu + 1, cache)))
+        else:
+            f = (lambda p: cycles(p, self.lat)) if cache is None else (lambda p: p.rate(cache))
         return [f(self.net[name(case, lay)][i]) for lay in self.layouts]
 
-    def compare(self, case, i, cache):
-        return paired.Paired(self.values("off", i, cache), self.values(case, i, cache))
+    def compare(self, case, i, cache, cpu=None):
+        return paired.Paired(self.values("off", i, cache, cpu), self.values(case, i, cache, cpu))
 
     def save(self, out):
         m = self.meta
@@ -108,8 +123,36 @@ class Report(Doc):
             self.table(["workload", "off, mean"] + [x for case, _ in CASES[1:] for x in (
                 "%s vs off" % case, "layouts for ±%g%%" % TARGET)], rows)
         self.md("## Verdict\n\n%s", self.verdict())
+        if self.cpus:
+            self.class_section()
         self.plot(out)
-        self.write_md(out / "paired.md")
+        self.write_md(out / (self.stem + ".md"))
+
+    def class_section(self):
+        """Each L1D class's estimated cycles, on its own caches, case by case."""
+        self.md("""## Each L1D class, on its own caches
+
+            The same boots, each also simulated on the caches of one CPU of each L1D class
+            (kcolour-cachesim `cpus=`, the caches from `kcolour-probe --cpuid-file DUMP`), and
+            estimated cycles taken on those caches with the same model. The guest stays QEMU's
+            Skylake-Client, so `on` colours 3 x 1 KiB on every row; where the kernel derives
+            off for that CPU (the *derived* column, `kcolour-probe --cmdline`), the row shows
+            what colouring would do if forced, and the kernel's own choice changes nothing.""")
+        for case, _ in CASES[1:]:
+            self.md("### %s against off, estimated cycles", case)
+            rows = []
+            for k, c in enumerate(self.cpus):
+                cells = []
+                for i in self.rows:
+                    cmp = self.compare(case, i, None, k)
+                    cells.append("%s%s" % (cmp.interval(), " **%s**" % cmp.verdict if cmp.verdict
+                                           in (paired.LOWER, paired.HIGHER) else ""))
+                rows.append(["%s (%s)" % (c.geometry("L1D"), c.name), c.geometry("L2"),
+                             "off" if "=off" in c.derived else
+                             re.sub(r".*colours=(\d+),step=(\d+).*", r"\1 x \2 B", c.derived)]
+                            + cells)
+            self.table(["L1D (CPU)", "L2", "derived"] + [self.labels[i] for i in self.rows],
+                       rows, "lll" + "r" * len(self.rows))
 
     def verdict(self):
         if len(self.layouts) < 2:
@@ -130,7 +173,7 @@ class Report(Doc):
 
     def plot(self, out):
         """Estimated cycles against off: each case's mean and interval, a workload a tick."""
-        dat = out / "paired.dat"
+        dat = out / (self.stem + ".dat")
         lines = []
         for x, i in enumerate(self.rows):
             vals = []
@@ -139,7 +182,7 @@ class Report(Doc):
                 vals += ["%.3f %.3f %.3f" % (c.pct, c.lo, c.hi)]
             lines.append("%d %s  # %s\n" % (x, " ".join(vals), self.labels[i]))
         dat.write_text("".join(lines))
-        plot_png(out / "paired.png", "Estimated cycles against off: mean and 95%% interval over "
+        plot_png(out / (self.stem + ".png"), "Estimated cycles against off: mean and 95%% interval over "
                  "%d layouts (-smp 1)" % len(self.layouts), "", "% against off", None, None,
                  ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 lc %d title '%s'" % (
                      dat, 0.15 * k - 0.075, 2 + 3 * k, 3 + 3 * k, 4 + 3 * k, k + 1, case)
@@ -149,8 +192,9 @@ class Report(Doc):
                   "set xrange [-0.5:%g]" % (len(self.rows) - 0.5),
                   "set xtics rotate by -30 (%s)" % ", ".join(
                       '"%s" %d' % (self.labels[i], x) for x, i in enumerate(self.rows))])
-        self.md("![estimated cycles against off, paired](paired.png)\n\n`paired.dat`: a line a "
-                "workload: each case's mean, low and high (% against off).")
+        self.md("![estimated cycles against off, paired](%s.png)\n\n`%s.dat`: a line a "
+                "workload: each case's mean, low and high (%% against off), on the bench CPU's "
+                "caches.", self.stem, self.stem)
 
 
 def colour_info(console):
@@ -182,25 +226,39 @@ def main(argv=None):
                    "--quick: the test image)")
     p.add_argument("--workloads", metavar="SET", help="a facts.tsv workload set (default "
                    "paired, --quick cpus-quick); the report stays in the work dir")
+    p.add_argument("--classes", action="store_true", help="simulate a CPU of each L1D class "
+                   "beside (%s; --quick %s) -> docs/results/paired-classes.md" % (
+                       ", ".join(CLASS_CPUS), ", ".join(QUICK_CLASS_CPUS)))
     opts = p.parse_args(argv)
     quick = opts.quick
+    try:
+        cpus = [Cpu(n, s, facts.path("fixtures") / d, int(c))
+                for n, s, c, d in facts.rows("benchcpu")
+                if n in (QUICK_CLASS_CPUS if quick else CLASS_CPUS)] if opts.classes else []
+    except (util.Error, ValueError, OSError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
     layouts = list(range(1, 1 + (opts.layouts or (QUICK_LAYOUTS if quick else LAYOUTS))))
     if len(layouts) < 2:
         print("error: --layouts: at least 2 for an interval", file=sys.stderr)
         return 2
     wset = opts.workloads or ("cpus-quick" if quick else "paired")
     mine = opts.workloads is not None
+    stem = "paired-classes" if cpus else "paired"
     work = opts.work or ROOT / "build/bench" / (
-        "paired-" + wset if mine else "paired-quick" if quick else "paired")
-    run = Run("bench-paired", wset, work, 900 if quick else 3600,
-              plugin_geometry(bench_caches()), after_each=COLOUR_INFO, **run_args(opts))
+        stem + "-" + wset if mine else stem + "-quick" if quick else stem)
+    geometry = plugin_geometry(bench_caches()) + (
+        ",cpus=" + "/".join(c.hierarchy() for c in cpus) if cpus else "")
+    run = Run("bench-paired", wset, work, 900 if quick else 3600, geometry,
+              after_each=COLOUR_INFO, **run_args(opts))
     run.image("k", opts.image)
     boots = [(name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
              for lay in layouts for c, a in CASES]
     run.boot("cases", boots)
-    ok = run.check_boots([b[0] for b in boots]) and check_params(run, layouts)
+    ok = run.check_boots([b[0] for b in boots], extras=3 * len(cpus)) and \
+        check_params(run, layouts)
     image = run.meta.get("fragments_k", opts.image)
-    report = Report(run, layouts, image, opts.workloads) if ok else None
+    report = Report(run, layouts, image, opts.workloads, cpus) if ok else None
     return run.finish(report, run.work if quick or mine else ROOT / "docs/results")
 
 

@@ -70,8 +70,8 @@ bench-fork: deps-bench ## fork and exit throughput, colouring off against on in 
 # intervals (bench/paired_bench.py) -> docs/results/paired.md
 # (QUICK=1: build/bench/paired-quick).
 .PHONY: bench-paired
-bench-paired: deps-bench probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N, WORKLOADS=SET)
-	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS))
+bench-paired: deps-bench probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N, WORKLOADS=SET, CLASSES=1: each L1D class -> paired-classes.md)
+	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS)) $(if $(CLASSES),--classes)
 
 # make bench-l2-attribution [QUICK=1]: both sides of the L2's conflict
 # misses by physical page frame owner, on the 256K 4-way and 8-way L2s

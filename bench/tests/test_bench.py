@@ -185,6 +185,14 @@ def main():
     t(abs(on.pct + 2.0) < 1e-9 and on.verdict == "lower" and placebo.verdict == "no measurable "
       "effect" and placebo.half_width == 0, "bench-paired: a case 2%% below off in every layout "
       "is lower (%s); an identical placebo holds 0 (%s)" % (on.interval(), placebo.interval()))
+    # --classes: the same boots on another CPU's caches (cpus= hierarchy 1).
+    rep.net = {paired_bench.name(c, lay): [FakePhase(x, {("cpu1-L1D", "sa_miss"): m * f})]
+               for c, f in (("off", 1.0), ("on", 1.1), ("placebo", 1.0))
+               for lay, x, m in zip(rep.layouts, off, (10.0, 20.0, 30.0))}
+    on, mine = rep.compare("on", 0, None), rep.compare("on", 0, None, 0)
+    t(on.half_width == 0 and abs(on.pct) < 1e-9 and mine.verdict == "higher",
+      "bench-paired --classes: a case that adds L1D misses only on another CPU's caches is "
+      "higher there (%s), unchanged on the bench CPU's (%s)" % (mine.interval(), on.interval()))
 
     # make bench: the -smp 4 note, the base kernel against off beside the deterministic -smp 1.
     class Label:
