@@ -98,7 +98,8 @@ class Report(Doc):
             measurable effect within its half-width.  "layouts for ±%g%%": how many layouts
             the interval would need for that half-width at the spread seen.
             """, (" QUICK=1" if self.run.quick else "") + (
-                " WORKLOADS=" + self.wset if self.wset else ""), m["date"], m["qemu"], m["gcc"],
+                " WORKLOADS=" + self.wset if self.wset else "") + (
+                " CLASSES=1" if self.cpus else ""), m["date"], m["qemu"], m["gcc"],
                 self.image, m["cpu"], " ".join(KARGS), len(self.layouts),
                 str(self.work).replace(str(ROOT) + "/", ""),
                 ", ".join("`%s` (`%s`)" % c for c in CASES), TARGET)
