@@ -121,10 +121,10 @@ def main(argv=None):
     opts = ap.parse_args(argv)
     cmd = opts.cmd[1:] if opts.cmd[:1] == ["--"] else opts.cmd
     try:
-        image = kernel.image(opts.image)
         if "host-root" not in kernel.resolve(opts.image)[2]:
             raise util.Error("image %s has no host-root fragment: it cannot mount a 9p root"
                              % opts.image)
+        image = kernel.image(opts.image)
         if not cmd:
             tree = series.Tree()
             tree.ensure()
