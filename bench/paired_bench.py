@@ -54,13 +54,15 @@ def name(case, layout):
 
 
 class Report(Doc):
-    def __init__(self, run, layouts, image, wset=None, cpus=()):
+    def __init__(self, run, layouts, image, wset=None, cpus=(), make_args=""):
         """wset: a workload set of the user's (--workloads), None for the default;
-        cpus: the cpus.Cpu of each L1D class simulated beside (--classes)."""
+        cpus: the cpus.Cpu of each L1D class simulated beside (--classes);
+        make_args: the make variables of the run, for the page's first line."""
         super().__init__(run)
         self.layouts, self.image, self.lat, self.wset = layouts, image, latency(), wset
-        self.cpus = list(cpus)
-        self.stem = "paired-classes" if self.cpus else "paired"
+        self.cpus, self.make_args = list(cpus), make_args
+        self.stem = ("paired-classes" if self.cpus else "paired") + (
+            "-" + wset.replace("paired-", "") if wset else "")
         self.names = [name(CASES[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
@@ -97,9 +99,7 @@ class Report(Doc):
             interval; **lower** or **higher** where the interval excludes 0, otherwise no
             measurable effect within its half-width.  "layouts for ±%g%%": how many layouts
             the interval would need for that half-width at the spread seen.
-            """, (" QUICK=1" if self.run.quick else "") + (
-                " WORKLOADS=" + self.wset if self.wset else "") + (
-                " CLASSES=1" if self.cpus else ""), m["date"], m["qemu"], m["gcc"],
+            """, self.make_args, m["date"], m["qemu"], m["gcc"],
                 self.image, m["cpu"], " ".join(KARGS), len(self.layouts),
                 str(self.work).replace(str(ROOT) + "/", ""),
                 ", ".join("`%s` (`%s`)" % c for c in CASES), TARGET)
@@ -227,6 +227,9 @@ def main(argv=None):
                    "--quick: the test image)")
     p.add_argument("--workloads", metavar="SET", help="a facts.tsv workload set (default "
                    "paired, --quick cpus-quick); the report stays in the work dir")
+    p.add_argument("--publish", action="store_true", help="with --workloads: the report goes "
+                   "to docs/results as paired[-classes]-SET.md (a set the project publishes, "
+                   "such as make bench-paired-ring's)")
     p.add_argument("--classes", action="store_true", help="simulate a CPU of each L1D class "
                    "beside (%s; --quick %s) -> docs/results/paired-classes.md" % (
                        ", ".join(CLASS_CPUS), ", ".join(QUICK_CLASS_CPUS)))
@@ -259,8 +262,14 @@ def main(argv=None):
     ok = run.check_boots([b[0] for b in boots], extras=3 * len(cpus)) and \
         check_params(run, layouts)
     image = run.meta.get("fragments_k", opts.image)
-    report = Report(run, layouts, image, opts.workloads, cpus) if ok else None
-    return run.finish(report, run.work if quick or mine else ROOT / "docs/results")
+    make_args = "".join(" %s=%s" % kv for kv in [
+        ("QUICK", 1 if quick else None), ("LAYOUTS", opts.layouts),
+        ("IMAGE", opts.image if opts.image != "bench" else None),
+        ("WORKLOADS", opts.workloads), ("CLASSES", 1 if cpus else None),
+        ("PUBLISH", 1 if mine and opts.publish else None)] if kv[1])
+    report = Report(run, layouts, image, opts.workloads, cpus, make_args) if ok else None
+    return run.finish(report, run.work if quick or (mine and not opts.publish)
+                      else ROOT / "docs/results")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ it is missing or older than kernel-patches/.  Progress goes to stderr as
 "[kernel] ..." lines.
 """
 
-import fcntl
 import hashlib
 import os
 import re
@@ -32,7 +31,7 @@ from pathlib import Path
 
 from . import facts, kconfig
 from .series import Tree, base_id, series_digest, series_patches
-from .util import BUILD, CACHE, Error, fmt_time, git, say, tool_version
+from .util import BUILD, CACHE, Error, fmt_time, git, locked, say, tool_version
 
 ARTIFACTS = ("arch/x86/boot/bzImage", ".config", "vmlinux", "System.map")
 # Bump when the way an image is made changes (not its inputs: those are keyed).
@@ -107,14 +106,9 @@ def image(name=None, fragments=None, base=False, rebuild=False):
         say("%s: %s, image key %s" % (name, "rebuilding" if rebuild else "cache miss", cached.name))
         tree.ensure()
     obj.mkdir(parents=True, exist_ok=True)
-    with open(str(obj) + ".lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            say("waiting for another build in %s" % obj)
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if cached and not rebuild and (cached / "bzImage").exists():
-                return _hit(name, cached)
+    with locked(str(obj) + ".lock", "build in %s" % obj) as waited:
+        if waited and cached and not rebuild and (cached / "bzImage").exists():
+            return _hit(name, cached)
         kmake = Kmake(tree.path, obj)
         kmake.configure(frags)
         how = "built in %s" % fmt_time(kmake.build())

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from . import facts
-from .util import BUILD, CACHE, IDENTITY, Error, fmt_time, git, say
+from .util import BUILD, CACHE, IDENTITY, Error, fmt_time, git, locked, say
 
 PATCHES = facts.ROOT / "kernel-patches"
 TARBALL = Path(os.environ.get("KERNEL_TARBALL") or "/usr/src/linux-source-6.12.tar.xz")
@@ -144,6 +144,10 @@ class Tree:
     def ensure(self):
         """Lay the tree when it is missing or older than kernel-patches/;
         the base tree is a work tree of build/linux's kcolour-base tag."""
+        with locked(BUILD / ".linux.lock", "make tree"):
+            self._ensure()
+
+    def _ensure(self):
         if not self.base:
             if not self.current():
                 say("build/linux is missing or older than kernel-patches/: running make tree")
@@ -165,8 +169,11 @@ def _base_repo():
     """The cached bare repo of the tarball, made once."""
     key = hashlib.sha256(("%s %d\n" % (base_id(), BASE_FORMAT)).encode()).hexdigest()[:12]
     repo = CACHE / "base" / ("%s-%s.git" % (TARBALL.name[:-len(".tar.xz")], key))
-    if repo.exists():
-        return repo
+    with locked(CACHE / "base" / ".lock", "base repo"):
+        return repo if repo.exists() else _make_base_repo(repo)
+
+
+def _make_base_repo(repo):
     (CACHE / "base").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".new.", dir=CACHE / "base"))
     try:

@@ -5,9 +5,12 @@ raises, the progress line, and git run with the project's identity.
     CACHE         ~/.cache/kcolour ($KCOLOUR_CACHE): the base repo, images, ccache
     Error         a step failed; the message says which and where its log is
     say(msg)      a "[kernel] ..." progress line on stderr
+    locked(path, what)  hold an exclusive lock on path (waits, and says so)
     git(tree, *args)  git in tree, as the project's committer; its stdout
 """
 
+import contextlib
+import fcntl
 import os
 import subprocess
 import sys
@@ -34,6 +37,23 @@ class Error(RuntimeError):
 
 def say(msg):
     print("[kernel] " + msg, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def locked(path, what):
+    """Hold path's exclusive lock: make check builds its images in the
+    background while its suites lay trees and build objects.  Yields True
+    when it had to wait for another holder (whose result may then be there)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as lock:
+        waited = False
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say("waiting for another run's %s" % what)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            waited = True
+        yield waited
 
 
 def fmt_time(secs):

@@ -71,7 +71,14 @@ bench-fork: deps-bench ## fork and exit throughput, colouring off against on in 
 # (QUICK=1: build/bench/paired-quick).
 .PHONY: bench-paired
 bench-paired: deps-bench probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N, WORKLOADS=SET, CLASSES=1: each L1D class -> paired-classes.md)
-	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS)) $(if $(CLASSES),--classes)
+	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS)) $(if $(CLASSES),--classes) $(if $(PUBLISH),--publish)
+
+# make bench-paired-ring: the ring against N (facts.tsv paired-ring), each L1D
+# class paired -> docs/results/paired-classes-ring.md: what decides the rule
+# that leaves L1Ds of more than 8 ways uncoloured (30 boots, about 17 minutes).
+.PHONY: bench-paired-ring
+bench-paired-ring: deps-bench probe-build ## the ring of N = 4..24 tasks, colouring and a placebo against off, each L1D class paired -> docs/results/paired-classes-ring.md
+	@python3 bench/paired_bench.py $(BENCH_FLAGS) --classes --image test --workloads paired-ring --publish
 
 # make bench-l2-attribution [QUICK=1]: both sides of the L2's conflict
 # misses by physical page frame owner, on the 256K 4-way and 8-way L2s

@@ -399,6 +399,39 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([x[:3] for x in r], [(1, 1, 0), (0, 1, 0), (1, 0, 1)])
         self.assertIn("crash exited with status 3", log)
 
+    def test_prebuild(self):
+        """images build in the background while a suite runs; their progress
+        lines show, a failed build fails no suite, and the run waits for it"""
+        out = io.StringIO()
+        fake = {"a": "echo '[kernel] a: built' >&2", "b": "sleep 0.3; exit 4"}
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(check, "LOGDIR", Path(d)), \
+                mock.patch("sys.stdout", out):
+            t = check.prebuild(["a", "b"], lambda i: fake[i])
+            r = check.run_suite("quick", ["sh", "-c", "echo 'ok 1 - fine'"])
+            t.join()
+            err = (Path(d) / "prebuild.err").read_text()
+        self.assertEqual(r[:3], (1, 0, 0))
+        self.assertIsNone(check.prebuild([]))
+        self.assertIn("(background) [kernel] a: built", out.getvalue())
+        self.assertIn("prebuild: failed, status 4", out.getvalue())
+        self.assertIn("a: built", err)
+
+    def test_locked(self):
+        """a second holder waits for the first, and is told it waited"""
+        with tempfile.TemporaryDirectory() as d:
+            lock = Path(d) / "x.lock"
+            holder = subprocess.Popen(
+                [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'w'); "
+                 "fcntl.flock(f, fcntl.LOCK_EX); print(1, flush=True); time.sleep(0.5)", str(lock)],
+                stdout=subprocess.PIPE, text=True)
+            holder.stdout.readline()
+            with mock.patch("sys.stderr", io.StringIO()) as err, util.locked(lock, "x") as waited:
+                self.assertTrue(waited)
+                holder.wait(timeout=5)   # it held the lock until it exited
+            self.assertIn("waiting for another run's x", err.getvalue())
+            with util.locked(lock, "x") as waited:
+                self.assertFalse(waited)
+
 
 # ------------------------------------------------------------- facts.tsv
 
