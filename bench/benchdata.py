@@ -296,7 +296,8 @@ def options(quick=True):
                    help="continue the run in the work dir: boot only what it lacks")
     p.add_argument("--report-only", action="store_true",
                    help="boot nothing: read the work dir, write the checks and the report again")
-    p.add_argument("--work", metavar="DIR", type=Path,
+    # Absolute: the tools make -C other dirs with OUT= inside it.
+    p.add_argument("--work", metavar="DIR", type=lambda d: Path(d).resolve(),
                    help="the work dir (default build/bench/NAME)")
     p.add_argument("--jobs", metavar="N", type=int, default=2,
                    help="boots at a time (default 2)")

@@ -10,7 +10,7 @@ falign, into build/bench/sweep-quick/results: it checks the machinery, not the
 numbers); the checks are TAP on stdout.  Flags (make's QUICK=1, JOBS=N, FALIGN=0,
 WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 
-The rule that chooses the default (issue 8's targets, on the model's L1D):
+The rule that chooses the default (the colouring's targets, on the model's L1D):
 
   1. admissible: at no ring N, and not in messaging, more L1D misses per event
      than colouring off by more than WORSE_LIMIT (2%) or by more than the noise
@@ -47,7 +47,7 @@ WORSE_LIMIT = 0.02
 CONTROL = "off-control"
 WORSE_SLACK = 0.1
 TIE = 0.02
-# Issue 8's targets at the choice.
+# The colouring's targets at the choice.
 TARGET_REDUCTION = 0.40
 TARGET_INSNS = 0.005
 L1D_EXTRA = "48K:12/32K:16/64K:2"

@@ -181,6 +181,21 @@ def from_perf(system_map, perf_script):
     return counts
 
 
+def leave_out(workloads, names, counts):
+    """({workload: counts} without names, and the counts of the rest): all
+    of counts when no workload is left out, else the sum of those kept, so
+    that the profile's tail knows nothing of a workload left out either.
+    Error on a name that is no workload."""
+    unknown = sorted(set(names) - set(workloads))
+    if unknown:
+        raise Error("--leave-out %s: not a workload of the set (%s)" % (
+            ", ".join(unknown), ", ".join(sorted(workloads))))
+    if not names:
+        return dict(workloads), counts
+    kept = {w: c for w, c in workloads.items() if w not in names}
+    return kept, sum(kept.values(), collections.Counter())
+
+
 def train(argv):
     """make hot-text-profile: one boot of the bench image at -smp 1."""
     from benchdata import Run, bench_caches, parser, plugin_geometry, run_args, table_path
@@ -190,6 +205,13 @@ def train(argv):
     p.add_argument("--workloads", metavar="SET", default=WSET,
                    help="the facts.tsv workload set to train on (default %s); your own "
                    "program is a cmd line" % WSET)
+    p.add_argument("--image", default="bench", help="the facts.tsv image to boot (default "
+                   "bench; the test image has the same colouring and the bench's fragments)")
+    p.add_argument("--leave-out", metavar="WORKLOAD", action="append", default=[],
+                   help="train without this workload (ring, web, hackbench, forkloop or a "
+                   "cmd line's name), for scoring the profile on it; repeatable")
+    p.add_argument("--out", type=Path, default=DEFAULT,
+                   help="where the profile goes (default the tree's %s)" % DEFAULT.name)
     opts = p.parse_args(argv)
     caches = bench_caches()
     wset = opts.workloads
@@ -198,27 +220,30 @@ def train(argv):
     room = str(opts.room if opts.room is not None else caches["L1I"][0] // ROOM_SHARE)
     if not room.isdigit():
         raise Error("--room %s: not a number of bytes" % room)
-    run.image("bench", "bench")
-    run.boot("train", [("train", "bench", "bench_layout=1")])
+    run.image("k", opts.image)
+    run.boot("train", [("train", "k", "bench_layout=1")])
     if not run.check_boots(["train"]):
         return run.finish(None, run.work)
-    system_map, prof = run.system_map("bench"), [table_path(run.work, "train", "profile")]
+    system_map, prof = run.system_map("k"), [table_path(run.work, "train", "profile")]
     workloads = collections.defaultdict(collections.Counter)  # a program's phases
     for phase, command in enumerate(run.want):
         words = command.split()  # a program's phases, a cmd line by its name
         workloads[words[1] if words[0] == "cmd" else words[0]].update(
             from_sim(system_map, prof, phase))
-    source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s), the " \
-        "bench image (%s); a workload's part %s bytes at most" % (
-            "; ".join(run.want), wset, run.meta.get("fragments_bench", ""), room)
-    if not DEFAULT.parent.is_dir():
-        raise Error("no kernel tree for %s (make tree first)" % DEFAULT)
-    with open(DEFAULT, "w") as out:
-        write(out, from_sim(system_map, prof), source, sorted(workloads.items()),
+    workloads, counts = leave_out(workloads, opts.leave_out, from_sim(system_map, prof))
+    source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s)%s, the " \
+        "%s image (%s); a workload's part %s bytes at most" % (
+            "; ".join(run.want), wset, ", left out: " + ", ".join(opts.leave_out)
+            if opts.leave_out else "", opts.image, run.meta.get("fragments_k", ""), room)
+    if not opts.out.parent.is_dir():
+        raise Error("no directory for %s%s" % (
+            opts.out, " (make tree first)" if opts.out == DEFAULT else ""))
+    with open(opts.out, "w") as out:
+        write(out, counts, source, sorted(workloads.items()),
               sizes(system_map), int(room))
-    rows = read(DEFAULT)
+    rows = read(opts.out)
     run.tap(len(rows) > 100, "%s: %d functions, the hottest %s (%d instructions)" % (
-        DEFAULT.name, len(rows), rows[0][1], rows[0][0]))
+        opts.out.name, len(rows), rows[0][1], rows[0][0]))
     return run.finish(None, run.work)
 
 

@@ -19,8 +19,14 @@ to the next.
 QUICK: make check's images, in layout 1: the test image without and with
 pads, and the image without colouring, built with HOT_TEXT_ORDER (the
 series' default profile); the machinery only.
-Flags (make's QUICK=1, CHOICES="IMAGE ...", JOBS=N, WORK=DIR, REPORT_ONLY=1,
-RESUME=1): --help.
+Paired: each choice against the first (16 B) layout by layout, L1I misses
+and estimated cycles (make bench's model), the mean with its 95% Student's t
+interval (bench/paired.py).  An ordered image is checked against its own
+profile (the file its fragment names in HOT_TEXT_PROFILE, else the series'
+default).  PAGE=NAME writes docs/results/NAME.md instead of falign-layouts.md,
+for a run of some choices (make falign-profiles).
+Flags (make's QUICK=1, CHOICES="IMAGE ...", PAGE=NAME, JOBS=N, WORK=DIR,
+REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import collections
@@ -33,17 +39,31 @@ from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_pro
                        facts, fmt, net, parser, plot_png, plugin_geometry, read_conflicts,
                        run_args, table_path, verdict)
 import hot_text  # noqa: E402
+import paired  # noqa: E402
+from bench import cycles, latency  # noqa: E402
+from harness import kconfig, kernel  # noqa: E402
 from hot_text import symbols  # noqa: E402
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the
 # workloads' network, and the seeded pads.
 EXTRA = ["bench-net"]
-ORDERED = "falign-ordered"  # the fragment that turns HOT_TEXT_ORDER on
+ORDERED = "falign-ordered"  # the fragment that turns HOT_TEXT_ORDER on (and its -NAME kin)
 OVER_WEAK = 0.01
 MOVED = 0.5     # the share of functions after the first pad that must change L1I set
 NAMED = 0.99    # the share of the text's conflict misses whose line a function holds
 TOP_PAIRS = 3   # the colliding function pairs the report names per workload
+
+
+def profile_of(fragments):
+    """The hot-text profile an image's fragments order its text by: the file
+    one names in HOT_TEXT_PROFILE, else the series' default; None when no
+    fragment turns HOT_TEXT_ORDER on."""
+    if not any(f == ORDERED or f.startswith(ORDERED + "-") for f in fragments):
+        return None
+    lines = [l for f in kconfig.fragment_files(fragments) for l in f.read_text().splitlines()]
+    named = list(kernel.files_named(lines, hot_text.DEFAULT.parents[2]))
+    return named[-1] if named else hot_text.DEFAULT
 
 
 def pads(layout):
@@ -187,9 +207,10 @@ def check_layouts(run, keys, nsets, line):
 
 
 class Report(Doc):
-    def __init__(self, run, choices, layouts, collisions, line):
+    def __init__(self, run, choices, layouts, collisions, line, page="falign-layouts",
+                 make_args=""):
         super().__init__(run)
-        self.line = line
+        self.line, self.page, self.make_args, self.lat = line, page, make_args, latency()
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
         self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
@@ -217,7 +238,7 @@ class Report(Doc):
             layouts; FA is the fully-associative LRU figure of the same boots, MIN the
             Belady bound.  A choice *hurts* where its median lies above 16 B's range, *helps*
             where below.
-            """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
+            """, self.make_args, m["date"], m["qemu"], m["gcc"],
                 m["cpu"], " ".join(KARGS), str(self.work).replace(str(ROOT) + "/", ""),
                 ", ".join(map(str, self.layouts)))
         base = self.choices[0][0]
@@ -232,6 +253,7 @@ class Report(Doc):
         self.table(["workload"] + [label for _, label in self.choices] +
                    ["FA / MIN (%s)" % self.choices[0][1]], rows)
         self.plot(out)
+        self.paired()
         self.costs()
         self.md("""
             ## Which functions collide
@@ -254,7 +276,35 @@ class Report(Doc):
                  "; ".join("%s <- %s (%.0f%%)" % (v, e, 100 * x)
                            for v, e, x in self.collisions.top(keys, i))]
                 for i in self.rows])
-        self.write_md(out / "falign-layouts.md")
+        self.write_md(out / (self.page + ".md"))
+
+    def paired(self):
+        """Each choice against the first, layout by layout: L1I misses and
+        estimated cycles, 95% t intervals."""
+        base, label = self.choices[0]
+        if len(self.layouts) < 2 or len(self.choices) < 2:
+            return
+        self.md("""
+            ## Paired against %s
+
+            Each choice against %s in the same text layouts (the same pads), layout by
+            layout: the mean ratio with its 95%% Student's t interval over the %d layouts
+            (bench/paired.py); **lower** or **higher** where it excludes 0.  Estimated
+            cycles: instructions x %g + %g an L1 miss + %g an L2 miss (make bench's model).
+            """, label, label, len(self.layouts), self.lat["cpi"], self.lat["L2"],
+                self.lat["L3"])
+        for what, f in (("L1I misses per event", l1i),
+                        ("estimated cycles per event", lambda p: cycles(p, self.lat))):
+            self.md("### %s", what)
+            self.table(["workload"] + [lab for _, lab in self.choices[1:]], [
+                [self.labels[i]] + [self.interval(base, c, i, f) for c, _ in self.choices[1:]]
+                for i in self.rows])
+
+    def interval(self, base, choice, i, f):
+        pair = paired.Paired(*[[f(self.net["%s.L%d" % (c, lay)][i]) for lay in self.layouts]
+                               for c in (base, choice)])
+        return pair.interval() + (" **%s**" % pair.verdict
+                                  if pair.verdict in (paired.LOWER, paired.HIGHER) else "")
 
     def costs(self):
         """Each choice's bounds, instructions and text, beside 16 B's."""
@@ -296,7 +346,7 @@ class Report(Doc):
 
     def plot(self, out):
         """L1I misses per workload, each choice as a share of 16 B's median."""
-        dat = out / "falign-layouts.dat"
+        dat = out / (self.page + ".dat")
         base = self.choices[0][0]
         lines = []
         for x, i in enumerate(self.rows):
@@ -308,7 +358,7 @@ class Report(Doc):
                                                  100 * s.hi / ref))
             lines.append("%d %s  # %s\n" % (x, " ".join(vals), self.labels[i]))
         dat.write_text("".join(lines))
-        plot_png(out / "falign-layouts.png", "L1I misses by function alignment, median and "
+        plot_png(out / (self.page + ".png"), "L1I misses by function alignment, median and "
                  "range over %d text layouts" % len(self.layouts), "",
                  "%% of the median of %s" % self.choices[0][1], None, 1,
                  ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 title '%s'" % (
@@ -317,16 +367,19 @@ class Report(Doc):
                  ["set termoption noenhanced", "set xrange [-0.5:%g]" % (len(self.rows) - 0.5),
                   "set xtics rotate by -20 (%s)" % ", ".join(
                       '"%s" %d' % (self.labels[i], x) for x, i in enumerate(self.rows))])
-        self.md("![L1I misses by alignment across layouts](falign-layouts.png)\n\n"
-                "`falign-layouts.dat`: a line a workload; for each choice the median, lowest "
-                "and highest, in %% of %s's median.", self.choices[0][1])
+        self.md("![L1I misses by alignment across layouts](%s.png)\n\n"
+                "`%s.dat`: a line a workload; for each choice the median, lowest "
+                "and highest, in %% of %s's median.", self.page, self.page, self.choices[0][1])
 
 
 def main(argv=None):
     p = parser(__doc__)
     p.add_argument("--choices", metavar='"IMAGE ..."',
-                   help="some of facts.tsv's falign rows, in their order; the first is the "
-                   "reference (default all; not in a --quick run)")
+                   help="some of facts.tsv's falign and falign-profile rows, in their order; "
+                   "the first is the reference (default every falign row; not in a --quick "
+                   "run)")
+    p.add_argument("--page", default="falign-layouts", metavar="NAME",
+                   help="the report: docs/results/NAME.md (default falign-layouts)")
     opts = p.parse_args(argv)
     quick = opts.quick
     caches = bench_caches()
@@ -336,7 +389,7 @@ def main(argv=None):
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
               900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",),
               **run_args(opts))
-    ordered = []    # the keys of images built with HOT_TEXT_ORDER
+    ordered = []    # (key, profile) of the images built with HOT_TEXT_ORDER
     if quick:   # make check's images: the test image, its padded twin, and off (HOT_TEXT_ORDER)
         if ORDERED not in facts.image_spec("off")[1]:
             run.bail("facts.tsv's image off lacks %s: the smoke run has no ordered image" % ORDERED)
@@ -345,10 +398,15 @@ def main(argv=None):
         run.image("test.L1", "test")
         run.image("test-pads.L1", "test-pads", facts.image_spec("test")[1] + [pads(1)])
         run.image("off.L1", "off")
-        keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], ["off.L1"]
+        keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], [("off.L1", hot_text.DEFAULT)]
     else:
-        choices = [(c, label) for c, (label,) in facts.table("falign").items()
-                   if c in (opts.choices or c).split()]
+        table = {**facts.table("falign"), **facts.table("falign-profile")}
+        choices = [(c, label) for c, (label,) in table.items()
+                   if c in (opts.choices or " ".join(facts.table("falign"))).split()]
+        unknown = set((opts.choices or "").split()) - set(table)
+        if unknown:
+            run.bail("--choices: %s: not a falign or falign-profile row of facts.tsv"
+                     % " ".join(sorted(unknown)))
         keys = []
         for c, _ in choices:
             for lay in layouts:
@@ -356,22 +414,27 @@ def main(argv=None):
                 run.image("%s.L%d" % (c, lay), c + "-layouts",
                           facts.image_spec(c)[1] + EXTRA + [pads(lay)])
                 keys.append("%s.L%d" % (c, lay))
-                if ORDERED in facts.image_spec(c)[1]:
-                    ordered.append(keys[-1])
+                profile = profile_of(facts.image_spec(c)[1])
+                if profile:
+                    ordered.append((keys[-1], profile))
     if not run.replay:     # quick: one pair; else each choice's layouts in turn
         for run_keys in [keys[:2]] if quick else [["%s.L%d" % (c, lay) for lay in layouts]
                                           for c, _ in choices]:
             check_layouts(run, run_keys, size // ways // line, line)
-    for k in ordered:
-        check_order(run, k, hot_text.DEFAULT, line)
+    for k, profile in ordered:
+        check_order(run, k, profile, line)
     boots = [(k, k, "bench_layout=1") for k in keys]
     run.boot("layouts", boots)
     ok = run.check_boots([b[0] for b in boots])
     collisions = Collisions(run, keys) if ok else None
     if ok:
         collisions.check(keys)
-    return run.finish(Report(run, choices, layouts, collisions, line) if ok else None,
-                      run.work if quick else ROOT / "docs/results")
+    make_args = "".join(" %s=%s" % kv for kv in [
+        ("QUICK", 1 if quick else None), ("CHOICES", '"%s"' % opts.choices if opts.choices
+                                          else None),
+        ("PAGE", opts.page if opts.page != "falign-layouts" else None)] if kv[1])
+    return run.finish(Report(run, choices, layouts, collisions, line, opts.page, make_args)
+                      if ok else None, run.work if quick else ROOT / "docs/results")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ def check(a):
     from . import check as runner, suites
     if a.logdir:
         runner.LOGDIR = a.logdir.resolve()
-    return suites.main(a.full, a.fuzz_seconds, a.jobs, not a.no_prebuild)
+    return suites.main(a.full, a.fuzz_seconds, a.jobs)
 
 
 def fragments(a):
@@ -73,10 +73,7 @@ COMMANDS = {
                (["--jobs"], {"type": int, "metavar": "N",
                              "help": "the selftests' and smoke runs' boots at a time (default 2)"}),
                (["--logdir"], {"type": Path, "metavar": "DIR",
-                               "help": "each suite's TAP and stderr (default build/test-logs)"}),
-               (["--no-prebuild"], {"action": "store_true",
-                                    "help": "build no image in the background: each suite "
-                                            "builds what it boots when it starts"})]),
+                               "help": "each suite's TAP and stderr (default build/test-logs)"})]),
 }
 
 

@@ -71,56 +71,13 @@ def run_suite(name, cmd, env=None):
     return passed, failed, skipped, secs
 
 
-def image_command(name):
-    """The shell command prebuild runs for one image."""
-    return "nice -n 10 %s -m harness image %s >/dev/null" % (sys.executable, name)
-
-
-def prebuild(images, command=image_command):
-    """Build the images the later suites boot, one after another, in the
-    background (niced) while the early suites, mostly single-threaded, run:
-    a kernel build waits for no suite.  A suite that wants an image meanwhile
-    waits on its object dir's lock and then takes it from the cache; a failed
-    build here fails nothing, as the suite that needs the image builds it
-    again and reports the error.  Its progress lines show as "(background)"."""
-    if not images:
-        return None
-    LOGDIR.mkdir(parents=True, exist_ok=True)
-    cmd = " && ".join(command(i) for i in images)
-    print("== prebuild, in the background: the %s images" % " and ".join(images), flush=True)
-    start = time.time()
-    p = subprocess.Popen(["sh", "-c", cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True, cwd=facts.ROOT, stdin=subprocess.DEVNULL)
-
-    def relay():
-        with open(LOGDIR / "prebuild.err", "w") as err:
-            for line in p.stderr:
-                err.write(line)
-                if PROGRESS.match(line):
-                    sys.stdout.write("   %6s (background) %s"
-                                     % (util.fmt_time(time.time() - start), line))
-                    sys.stdout.flush()
-        p.wait()
-        print("   prebuild: %s after %s (log %s)"
-              % ("done" if p.returncode == 0 else "failed, status %d" % p.returncode,
-                 util.fmt_time(time.time() - start),
-                 os.path.relpath(LOGDIR / "prebuild.err", facts.ROOT)), flush=True)
-    t = threading.Thread(target=relay)
-    t.start()
-    return t
-
-
-def main(suites, images=()):
-    """Run (name, cmd[, env]) suites, with images built in the background
-    (prebuild); print the table and the closing line."""
+def main(suites):
+    """Run (name, cmd[, env]) suites; print the table and the closing line."""
     rows, total = [], [0, 0, 0]
-    background = prebuild(images)
     for s in suites:
         p, f, k, secs = run_suite(*s)
         rows.append("%-22s %5d %5d %5d %6ds" % (s[0], p, f, k, secs))
         total = [total[0] + p, total[1] + f, total[2] + k]
-    if background:
-        background.join()
     print()
     print("%-22s %5s %5s %5s %7s" % ("suite", "pass", "fail", "skip", "time"))
     print("\n".join(rows))

@@ -66,7 +66,23 @@ def image_key(base, frags):
         lines = [l for l in f.read_text().splitlines()
                  if re.match(r"CONFIG_|# CONFIG_\w+ is not set", l)]
         h.update(("fragment %s\n%s\n" % (f.name, "\n".join(lines))).encode())
+        for named in files_named(lines, Tree(base).path):
+            h.update(b"file %s\n" % str(named).encode() +
+                     (named.read_bytes() if named.is_file() else b"(missing)\n"))
     return h.hexdigest()[:16]
+
+
+# Options whose value is a file the build reads (relative to the source tree,
+# or absolute): its bytes are an input of the image, as the series' are.
+FILE_OPTIONS = ("CONFIG_HOT_TEXT_PROFILE",)
+
+
+def files_named(lines, srctree):
+    """The files that fragment lines name through FILE_OPTIONS."""
+    for line in lines:
+        name, _, value = line.partition("=")
+        if name in FILE_OPTIONS and len(value) > 1 and value[0] == value[-1] == '"':
+            yield Path(srctree, value[1:-1]) if not value.startswith('"/') else Path(value[1:-1])
 
 
 def resolve(name=None, fragments=None, base=False):

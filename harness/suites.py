@@ -117,14 +117,9 @@ def suites(full, fuzz_seconds=None, jobs=None):
     ]
 
 
-# The images the boots need, built while the early suites run (check.prebuild):
-# the test image first, as falign-layouts-quick boots it first.
-PREBUILD = ["test", "off"]
-
-
-def main(full, fuzz_seconds=None, jobs=None, prebuild=True):
+def main(full, fuzz_seconds=None, jobs=None):
     if not facts.path("fixtures").is_dir():
         print("error: no fixtures at %s (../shared beside the clone?)" % facts.path("fixtures"),
               file=sys.stderr)
         return 2
-    return check.main(suites(full, fuzz_seconds, jobs), PREBUILD if prebuild else [])
+    return check.main(suites(full, fuzz_seconds, jobs))

@@ -41,9 +41,10 @@ def say(msg):
 
 @contextlib.contextmanager
 def locked(path, what):
-    """Hold path's exclusive lock: make check builds its images in the
-    background while its suites lay trees and build objects.  Yields True
-    when it had to wait for another holder (whose result may then be there)."""
+    """Hold path's exclusive lock, for what two runs at once (make check
+    beside make bench, say) would otherwise both make: an image's object dir,
+    build/linux, the cached base repo.  Yields True when it had to wait for
+    another holder (whose result may then be there)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as lock:
         waited = False

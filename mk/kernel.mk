@@ -89,7 +89,19 @@ falign-report: deps-bench falign-layouts ## one kernel per function alignment ch
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
 falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
-	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)")
+	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)") $(if $(PAGE),--page $(PAGE))
+
+# make falign-profiles: hot-text profiles trained on the programs of
+# facts.tsv hot-text-programs (one boot of the test image), one on all of them
+# and one without the web server, into falign/profiles/; then each scored in
+# three text layouts beside 16 B, 64 B and the series' default profile, paired
+# -> docs/results/falign-profiles.md.  REPORT_ONLY=1 and RESUME=1 pass on.
+FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered falign-ordered-programs falign-ordered-programs-no-web
+.PHONY: falign-profiles
+falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, all and leave-web-out, scored against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
+	@python3 falign/hot_text.py $(RUN_FLAGS) --image test --workloads hot-text-programs --work build/bench/hot-text-programs --out falign/profiles/programs.profile
+	@python3 falign/hot_text.py --report-only --image test --workloads hot-text-programs --work build/bench/hot-text-programs --leave-out web --out falign/profiles/programs-no-web.profile
+	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --work build/bench/falign-profiles
 
 # make hot-text-profile: the kernel functions the ring and the fork loop run,
 # hottest first, from the cache simulator's instruction profile of the bench

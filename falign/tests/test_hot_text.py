@@ -83,6 +83,20 @@ def main():
                 "instructions; COUNT: its instructions",
                 "# the rest; COUNT: the instructions of all"]
         t(heads == want, "a comment names each workload's part", diag=[] if heads == want else heads)
+        from collections import Counter
+        byw = {"web": Counter(a=5, b=1), "ring": Counter(b=2, c=3)}
+        kept, counts = hot_text.leave_out(byw, ["web"], Counter(a=5, b=3, c=3, boot=9))
+        t(kept == {"ring": Counter(b=2, c=3)} and counts == Counter(b=2, c=3),
+          "leave_out: the workload and its counts gone from the parts and from the rest",
+          diag=[] if counts == Counter(b=2, c=3) else [str(kept), str(counts)])
+        kept, counts = hot_text.leave_out(byw, [], Counter(a=5, boot=9))
+        t(kept == byw and counts == Counter(a=5, boot=9), "leave_out of nothing: all counts")
+        try:
+            hot_text.leave_out(byw, ["webb"], Counter())
+            t(False, "leave_out refuses a name that is no workload")
+        except hot_text.Error as e:
+            t("webb" in str(e) and "ring, web" in str(e),
+              "leave_out refuses a name that is no workload: %s" % e)
         perf = hot_text.from_perf(d / "System.map", d / "perf")
         want = {"do_three.constprop.0": 3, "do_one": 1}
         t(perf == want, "from_perf: samples per function", diag=[] if perf == want else [str(perf)])

@@ -399,23 +399,6 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([x[:3] for x in r], [(1, 1, 0), (0, 1, 0), (1, 0, 1)])
         self.assertIn("crash exited with status 3", log)
 
-    def test_prebuild(self):
-        """images build in the background while a suite runs; their progress
-        lines show, a failed build fails no suite, and the run waits for it"""
-        out = io.StringIO()
-        fake = {"a": "echo '[kernel] a: built' >&2", "b": "sleep 0.3; exit 4"}
-        with tempfile.TemporaryDirectory() as d, mock.patch.object(check, "LOGDIR", Path(d)), \
-                mock.patch("sys.stdout", out):
-            t = check.prebuild(["a", "b"], lambda i: fake[i])
-            r = check.run_suite("quick", ["sh", "-c", "echo 'ok 1 - fine'"])
-            t.join()
-            err = (Path(d) / "prebuild.err").read_text()
-        self.assertEqual(r[:3], (1, 0, 0))
-        self.assertIsNone(check.prebuild([]))
-        self.assertIn("(background) [kernel] a: built", out.getvalue())
-        self.assertIn("prebuild: failed, status 4", out.getvalue())
-        self.assertIn("a: built", err)
-
     def test_locked(self):
         """a second holder waits for the first, and is told it waited"""
         with tempfile.TemporaryDirectory() as d:
@@ -551,6 +534,21 @@ class ImageKeyTest(unittest.TestCase):
         self.assertEqual(self.key(), before)
         one.write_text(one.read_text().replace("CONFIG_A=y", "CONFIG_A=m"))
         self.assertNotEqual(self.key(), before)
+
+    def test_named_file(self):
+        """a file a fragment names in HOT_TEXT_PROFILE is an input: its bytes
+        (absolute, or relative to the tree), or its absence"""
+        prof = self.frags / "hot.profile"
+        one = self.frags / "one.config"
+        one.write_text(one.read_text() + 'CONFIG_HOT_TEXT_PROFILE="%s"\n' % prof)
+        missing = self.key()
+        prof.write_text("1\tf\n")
+        first = self.key()
+        prof.write_text("2\tf\n")
+        self.assertEqual(len({missing, first, self.key()}), 3)
+        self.assertEqual(list(kernel.files_named(['CONFIG_HOT_TEXT_PROFILE="../x.profile"',
+                                                  'CONFIG_OTHER="/etc/passwd"'], Path("/t/linux"))),
+                         [Path("/t/linux/../x.profile")])
 
     def test_fragment_order(self):
         """the fragments' order is an input (merge_config.sh: the last one wins)"""
