@@ -279,8 +279,8 @@ class Report(Doc):
         self.write_md(out / (self.page + ".md"))
 
     def paired(self):
-        """Each choice against the first, layout by layout: L1I misses and
-        estimated cycles, 95% t intervals."""
+        """Each choice against the first, layout by layout: L1I and L2 misses
+        and estimated cycles, 95% t intervals."""
         base, label = self.choices[0]
         if len(self.layouts) < 2 or len(self.choices) < 2:
             return
@@ -294,6 +294,7 @@ class Report(Doc):
             """, label, label, len(self.layouts), self.lat["cpi"], self.lat["L2"],
                 self.lat["L3"])
         for what, f in (("L1I misses per event", l1i),
+                        ("L2 misses per event (code and data)", lambda p: p.rate("L2")),
                         ("estimated cycles per event", lambda p: cycles(p, self.lat))):
             self.md("### %s", what)
             self.table(["workload"] + [lab for _, lab in self.choices[1:]], [
@@ -362,7 +363,8 @@ class Report(Doc):
                  "range over %d text layouts" % len(self.layouts), "",
                  "%% of the median of %s" % self.choices[0][1], None, 1,
                  ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 title '%s'" % (
-                     dat, 0.12 * (k - 1.5), 2 + 3 * k, 3 + 3 * k, 4 + 3 * k, label)
+                     dat, 0.12 * (k - 1.5), 2 + 3 * k, 3 + 3 * k, 4 + 3 * k,
+                     label.replace("'", "''"))   # gnuplot's quote in a '' string
                   for k, (_, label) in enumerate(self.choices)],
                  ["set termoption noenhanced", "set xrange [-0.5:%g]" % (len(self.rows) - 0.5),
                   "set xtics rotate by -20 (%s)" % ", ".join(
