@@ -128,6 +128,12 @@ def cmd_workload(line):
     return shlex.join(words[:3] + [prog] + words[4:]), prog
 
 
+def make_vars(pairs):
+    """' NAME=value' for each (NAME, value) with a value: the make variables of
+    a run, for its page's first line."""
+    return "".join(" %s=%s" % kv for kv in pairs if kv[1])
+
+
 def parse_kv(text):
     return {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v
             for k, v in (item.split("=", 1) for item in text.split())}

@@ -28,8 +28,8 @@ import sys
 import paired
 from bench import cycles, latency
 from cpus import Cpu, cpu_cycles
-from benchdata import (KARGS, ROOT, Doc, Run, bench_caches, facts, fmt, net, parser,
-                       plot_png, plugin_geometry, run_args, util)
+from benchdata import (KARGS, ROOT, Doc, Run, bench_caches, facts, fmt, make_vars, net,
+                       parser, plot_png, plugin_geometry, run_args, util)
 
 # NAME KERNEL-ARGS: the control, then the cases judged against it.  The two
 # non-control arguments are of one length.
@@ -262,11 +262,11 @@ def main(argv=None):
     ok = run.check_boots([b[0] for b in boots], extras=3 * len(cpus)) and \
         check_params(run, layouts)
     image = run.meta.get("fragments_k", opts.image)
-    make_args = "".join(" %s=%s" % kv for kv in [
+    make_args = make_vars([
         ("QUICK", 1 if quick else None), ("LAYOUTS", opts.layouts),
         ("IMAGE", opts.image if opts.image != "bench" else None),
         ("WORKLOADS", opts.workloads), ("CLASSES", 1 if cpus else None),
-        ("PUBLISH", 1 if mine and opts.publish else None)] if kv[1])
+        ("PUBLISH", 1 if mine and opts.publish else None)])
     report = Report(run, layouts, image, opts.workloads, cpus, make_args) if ok else None
     return run.finish(report, run.work if quick or (mine and not opts.publish)
                       else ROOT / "docs/results")

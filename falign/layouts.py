@@ -36,19 +36,19 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
-                       facts, fmt, net, parser, plot_png, plugin_geometry, read_conflicts,
-                       run_args, table_path, verdict)
+                       facts, fmt, make_vars, net, parser, plot_png, plugin_geometry,
+                       read_conflicts, run_args, table_path, verdict)
 import hot_text  # noqa: E402
 import paired  # noqa: E402
 from bench import cycles, latency  # noqa: E402
-from harness import kconfig, kernel  # noqa: E402
+from harness import kconfig, kernel, series  # noqa: E402
 from hot_text import symbols  # noqa: E402
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the
 # workloads' network, and the seeded pads.
 EXTRA = ["bench-net"]
-ORDERED = "falign-ordered"  # the fragment that turns HOT_TEXT_ORDER on (and its -NAME kin)
+ORDERED = "falign-ordered"  # the fragment that turns HOT_TEXT_ORDER on
 OVER_WEAK = 0.01
 MOVED = 0.5     # the share of functions after the first pad that must change L1I set
 NAMED = 0.99    # the share of the text's conflict misses whose line a function holds
@@ -59,10 +59,10 @@ def profile_of(fragments):
     """The hot-text profile an image's fragments order its text by: the file
     one names in HOT_TEXT_PROFILE, else the series' default; None when no
     fragment turns HOT_TEXT_ORDER on."""
-    if not any(f == ORDERED or f.startswith(ORDERED + "-") for f in fragments):
-        return None
     lines = [l for f in kconfig.fragment_files(fragments) for l in f.read_text().splitlines()]
-    named = list(kernel.files_named(lines, hot_text.DEFAULT.parents[2]))
+    if "CONFIG_HOT_TEXT_ORDER=y" not in lines:
+        return None
+    named = list(kernel.files_named(lines, series.Tree().path))
     return named[-1] if named else hot_text.DEFAULT
 
 
@@ -400,7 +400,8 @@ def main(argv=None):
         run.image("test.L1", "test")
         run.image("test-pads.L1", "test-pads", facts.image_spec("test")[1] + [pads(1)])
         run.image("off.L1", "off")
-        keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], [("off.L1", hot_text.DEFAULT)]
+        keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], [
+            ("off.L1", profile_of(facts.image_spec("off")[1]))]
     else:
         table = {**facts.table("falign"), **facts.table("falign-profile")}
         choices = [(c, label) for c, (label,) in table.items()
@@ -431,10 +432,10 @@ def main(argv=None):
     collisions = Collisions(run, keys) if ok else None
     if ok:
         collisions.check(keys)
-    make_args = "".join(" %s=%s" % kv for kv in [
+    make_args = make_vars([
         ("QUICK", 1 if quick else None), ("CHOICES", '"%s"' % opts.choices if opts.choices
                                           else None),
-        ("PAGE", opts.page if opts.page != "falign-layouts" else None)] if kv[1])
+        ("PAGE", opts.page if opts.page != "falign-layouts" else None)])
     return run.finish(Report(run, choices, layouts, collisions, line, opts.page, make_args)
                       if ok else None, run.work if quick else ROOT / "docs/results")
 

@@ -82,7 +82,7 @@ def files_named(lines, srctree):
     for line in lines:
         name, _, value = line.partition("=")
         if name in FILE_OPTIONS and len(value) > 1 and value[0] == value[-1] == '"':
-            yield Path(srctree, value[1:-1]) if not value.startswith('"/') else Path(value[1:-1])
+            yield Path(srctree, value[1:-1])   # an absolute value stays absolute
 
 
 def resolve(name=None, fragments=None, base=False):

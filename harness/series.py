@@ -200,10 +200,7 @@ def _make_base_repo(repo):
         (bare / "index").unlink()
         say("packing the base (once)")
         git(tmp, *wt, "repack", "-q", "-a", "-d", "--window=0")
-        try:
-            bare.rename(repo)
-        except OSError:
-            say("another run made %s first" % repo)
+        bare.rename(repo)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return repo
