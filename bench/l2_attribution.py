@@ -17,14 +17,24 @@ caches of CPUS (facts.tsv benchcpu: their L2s of 256 KiB, 4 and 8 ways),
 -smp 1, deterministic, LAYOUTS layouts pooled.  TAP: every phase and page
 map present, the pairs add up to the plugin's counts, and (full runs) at
 least 90% of the conflict misses named on both sides.
+
+Beside each L2 the simulator runs copies of it on the same trace whose page
+frames (outside the kernel image) take other page colours: random (a hash of
+the frame: another arbitrary placement, the placebo) and balanced (colours
+dealt round robin in first-touch order: what page colouring could do); and
+balanced-all, the image's frames dealt too (what a layout of the image's hot
+pages could add).  The section "What page colouring could do" pairs them
+over layouts.
 Flags (make's QUICK=1, IMAGE=, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
 import collections
 import sys
 
+import paired
 from attribution import PAGE_SHIFT, check, owner_name, page_maps
-from benchdata import (KARGS, ROOT, Doc, Run, facts, fmt, parser, plugin_geometry,
+from bench import latency
+from benchdata import (KARGS, ROOT, Doc, Run, facts, fmt, parser, plot_png, plugin_geometry,
                        probe_caches, read_conflicts, run_args, table_path)
 
 CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)
@@ -35,6 +45,10 @@ START_KERNEL_MAP = 0xffffffff80000000     # nokaslr: physical = virtual - this
 UNNAMED = {"free page", "not in the map", "evictor unknown"}
 STACK_REGIONS = ("stack-top", "stack-rest")
 TOP_PAIRS, TOP_OWNERS = 12, 10
+# The page colourings simulated beside each CPU's L2, on the same trace
+# (bench/cachesim/recolour.h): the frames' own colours, then these.
+RECOLOURS = ("random", "balanced", "balanced-all")
+MIN_PLOTTED = 1.0           # conflict misses an event: fewer are noise in a plot
 # page_map's kinds, as this report names them (owner_name() gives the rest).
 KIND_NAMES = {"other": "other kernel page", "reserved": "reserved at boot"}
 # User pages by who touched them: (a user access, a kernel one).
@@ -130,6 +144,25 @@ def group(owner):
     return GROUPS.get(owner) or ("unnamed" if owner in UNNAMED else "slab objects")
 
 
+def check_recoloured(run, names, xname):
+    """TAP: each recoloured L2 saw the accesses of its CPU's L2, and a new frame
+    for each frame leaves its fully-associative copy's misses as they were."""
+    for n in names:
+        cpu, problems = n.split(".")[0], []
+        for i, p in enumerate(run.boots[n]):
+            own = p.counts[("L2", "all")]
+            for r in RECOLOURS:
+                x = p.counts.get(("%s-%s" % (xname[cpu], r), "all"))
+                if x is None:
+                    problems.append("phase %d: no %s-%s" % (i, xname[cpu], r))
+                elif (x["accesses"], x["fa_miss"]) != (own["accesses"], own["fa_miss"]):
+                    problems.append("phase %d, %s: %d accesses, %d FA misses against %d, %d"
+                                    % (i, r, x["accesses"], x["fa_miss"], own["accesses"],
+                                       own["fa_miss"]))
+        run.tap(not problems, "%s: the L2 under every other page colouring sees the same "
+                "accesses, with the same fully-associative misses" % n, problems[:10])
+
+
 def boot_name(cpu, layout):
     return "%s.L%d" % (cpu, layout)
 
@@ -148,9 +181,10 @@ def tally(run, cpus, layouts, namer):
 
 
 class Report(Doc):
-    def __init__(self, run, cpus, layouts, tallies, l2s):
+    def __init__(self, run, cpus, layouts, tallies, l2s, xname):
         super().__init__(run)
         self.cpus, self.layouts, self.t, self.l2s = cpus, layouts, tallies, l2s
+        self.xname, self.lat = xname, latency()
         self.names = [boot_name(cpus[0], layouts[0])]
         self.phases = [(i, p) for i, p in enumerate(run.boots[self.names[0]]) if not p.start_up]
 
@@ -187,6 +221,7 @@ class Report(Doc):
             """)
         self.summary()
         self.kinds()
+        self.recoloured(out)
         for i, p in self.phases:
             self.workload(i, p)
         self.write_md(out / "l2-attribution.md")
@@ -220,6 +255,92 @@ class Report(Doc):
                 rows.append([p.label, c] + ["%.0f%%" % (100 * t.share(kinds[g]))
                                             for g in GROUP_ORDER])
         self.table(["workload", "L2"] + GROUP_ORDER, rows, "ll" + "r" * len(GROUP_ORDER))
+
+    def variant(self, phase, cpu, recolour):
+        """(L2 misses, L2 conflict misses SA - FA, estimated cycles) per event of
+        a Phase on cpu's L2 with its frames' own colours (recolour None) or
+        another page colouring of it (bench.py's cycle model)."""
+        name = "L2" if recolour is None else "%s-%s" % (self.xname[cpu], recolour)
+        miss = phase.rate(name)
+        l1 = phase.rate("L1D") + phase.rate("L1I")
+        return (miss, miss - phase.rate(name, kind="fa_miss"),
+                phase.insns * self.lat["cpi"] + l1 * self.lat["L2"] + miss * self.lat["L3"])
+
+    def compare(self, i, cpu, control, case, k):
+        """paired.Paired of figure k of variant() over the layouts."""
+        runs = [self.run.boots[boot_name(cpu, lay)][i] for lay in self.layouts]
+        return paired.Paired([self.variant(p, cpu, control)[k] for p in runs],
+                             [self.variant(p, cpu, case)[k] for p in runs])
+
+    def recoloured(self, out):
+        self.md("""
+            ## What page colouring could do
+
+            Beside each L2 the simulator runs copies of it on the same trace, whose page
+            frames outside the kernel image take other page colours (the L2 set bits above
+            the 4 KiB page offset: 16 on a 256K 4-way L2, 8 on a 256K 8-way):
+            *random*, each frame the colour of a hash of its number (another arbitrary
+            placement: the placebo), and *balanced*, colours dealt round robin to the frames
+            in the order the L2 first sees them since boot (an allocator that deals colours,
+            with first touch standing in for the allocation order).  Balanced colours every
+            page, user pages and the page cache too, so it bounds what colouring the
+            kernel's own allocations could do.  The kernel image keeps its frames: it is
+            physically contiguous, and no allocator places it.  *Balanced-all* deals the
+            image's frames too: what spreading the image's hot pages evenly, a layout's
+            job, could add.  Each figure is paired
+            layout by layout (the three colourings see the same accesses in each boot),
+            %d layouts, the mean change with its 95%% Student's t interval
+            (bench/paired.py); estimated cycles by make bench's model (an L1 miss %g
+            cycles, an L2 miss %g, an instruction %g).
+            """, len(self.layouts), self.lat["L2"], self.lat["L3"], self.lat["cpi"])
+        rows = []
+        for i, p in self.phases:
+            for c in self.cpus:
+                runs = [self.run.boots[boot_name(c, lay)][i] for lay in self.layouts]
+                own, rnd, bal, alls = ([self.variant(q, c, v) for q in runs]
+                                       for v in (None,) + RECOLOURS)
+                mean = (lambda vs, k: sum(v[k] for v in vs) / len(vs))
+                share = (lambda vs: "%.0f%%" % (100 * mean(vs, 1) / mean(own, 1))
+                         if mean(own, 1) else "-")
+                rows.append([p.label, c, fmt(mean(own, 1)), fmt(mean(rnd, 1)), share(bal),
+                             share(alls)] + [self.compare(i, c, a, b, 2).interval() for a, b in
+                                             ((None, "random"), (None, "balanced"),
+                                              ("random", "balanced"), (None, "balanced-all"))])
+        self.table(["workload", "L2", "conflict misses / event, own colours", "random",
+                    "balanced / own", "balanced-all / own", "est. cycles: random - own",
+                    "balanced - own", "balanced - random", "balanced-all - own"], rows,
+                   "llrrrrrrrr")
+        self.md("![L2 conflict misses under other page colours](l2-colouring.png)\n\n"
+                "`l2-colouring.dat`: a line a workload and L2 with at least %g conflict miss an "
+                "event; the conflict misses per event with the frames' own colours, then under "
+                "random, balanced and balanced-all, in %% of the own.  The dashed line is half "
+                "of the own: the L2 issue's target." % MIN_PLOTTED)
+        self.colouring_plot(out / "l2-colouring.png", out / "l2-colouring.dat")
+
+    def colouring_plot(self, png, dat):
+        lines, xt = ["# x workload L2 own-per-event random balanced balanced-all (% of own)\n"], []
+        for i, p in self.phases:
+            for c in self.cpus:
+                runs = [self.run.boots[boot_name(c, lay)][i] for lay in self.layouts]
+                per = [sum(self.variant(q, c, v)[1] for q in runs) / len(runs)
+                       for v in (None,) + RECOLOURS]
+                if per[0] < MIN_PLOTTED:
+                    continue
+                xt.append('"%s, %s" %d' % (p.label, c, len(xt)))
+                lines.append("%d \"%s\" %s %s %s\n" % (
+                    len(xt) - 1, p.label, c, fmt(per[0]),
+                    " ".join("%.2f" % (100 * v / per[0]) for v in per[1:])))
+        dat.write_text("".join(lines))
+        plot_png(png, "L2 conflict misses under other page colours (own colours = 100%)", "",
+                 "% of the conflict misses with their own colours", None, 1,
+                 ["'%s' using 1:%d with points pt %d ps 1.6 title '%s'" % (dat, 5 + k, 5 + 2 * k, t)
+                  for k, t in enumerate(RECOLOURS)],
+                 ["set termoption noenhanced", "set key inside left bottom box opaque",
+                  "set lmargin 16", "set xtics (%s) rotate by 35 right font ',9'"
+                  % ", ".join(xt), "set xrange [-0.5:%g]" % (len(xt) - 0.5), "set bmargin 12",
+                  "set arrow from -0.5, 100 to %g, 100 nohead lt -1" % (len(xt) - 0.5),
+                  "set arrow from -0.5, 50 to %g, 50 nohead dt 2 lc rgb '#d62728'"
+                  % (len(xt) - 0.5)])
 
     def workload(self, i, p):
         self.md("## %s (per %s)", p.label, p.unit[0])
@@ -257,18 +378,25 @@ def main(argv=None):
               **run_args(opts))
     run.image("bench", opts.image)
     names = []
+    xname = {}
     for c in cpus:
-        run.plugin_args = plugin_geometry(caches[c])     # this CPU's boots
+        size, ways, line = caches[c]["L2"]
+        geom = "%d:%d:%d" % (size, ways, line)
+        xname[c] = "L2-%dK-%dw" % (size >> 10, ways) + ("" if line == 64 else "-%dB" % line)
+        # this CPU's boots, with its L2 again under each other page colouring
+        run.plugin_args = plugin_geometry(caches[c]) + ",l2_extra=" + "/".join(
+            "%s@%s" % (geom, r) for r in RECOLOURS)
         boots = [(boot_name(c, lay), "bench", "%s bench_layout=%d" % (CASE, lay))
                  for lay in layouts]
         run.boot("%s's caches" % c, boots)
         names += [b[0] for b in boots]
     report = None
-    if run.check_boots(names) and check(run, names, "l2_conflicts"):
+    if run.check_boots(names, extras=len(RECOLOURS)) and check(run, names, "l2_conflicts"):
         namer = Namer(run.system_map("bench"))
         tallies = tally(run, cpus, layouts, namer)
         l2s = {c: "%dK %d-way" % (caches[c]["L2"][0] >> 10, caches[c]["L2"][1]) for c in cpus}
-        report = Report(run, cpus, layouts, tallies, l2s)
+        report = Report(run, cpus, layouts, tallies, l2s, xname)
+        check_recoloured(run, names, xname)
         if not quick:
             for (c, i), t in sorted(tallies.items()):
                 p = run.boots[names[0]][i]

@@ -9,6 +9,10 @@
 
 #include "hierarchy.h"
 #include "placement.h"
+#include "recolour.h"
+
+/* The L2 extras' page colours (recolour.h), shared by the vCPUs. */
+static struct recolour_map l2_colours[MAX_EXTRA];
 
 /* A primary's MIN window is full, or the phase ends: MIN into the phase. */
 static void min_flush(struct cpu *cpu, enum cache_id c)
@@ -45,7 +49,9 @@ static void l2_access(struct cpu *cpu, struct phase *ph, enum region r, int know
 			      ph ? &ph->conflicts[C_L2] : NULL, res, ram >> sim.l2_shift, r);
 	min_add(cpu, ph, C_L2, ram >> sim.l2_shift, r);
 	for (i = 0; i < opt.nr_extra[X_L2]; i++)
-		cs_access(cpu->xcache[X_L2][i], ram, xcounts(ph, X_L2, i, r));
+		cs_access(cpu->xcache[X_L2][i],
+			  opt.extra[X_L2][i].recolour ? recolour(&l2_colours[i], ram) : ram,
+			  xcounts(ph, X_L2, i, r));
 }
 
 /*
@@ -176,8 +182,15 @@ static void invalidate_others(unsigned int v, struct phase *ph, enum region r,
 					       vlast, ph ? &ph->hl1[C_L1D][i][r] : NULL);
 		}
 		inval_range(cpu->cache[C_L2], ram, ram_last, counts(ph, C_L2, r));
-		for (i = 0; i < opt.nr_extra[X_L2]; i++)
-			inval_range(cpu->xcache[X_L2][i], ram, ram_last, xcounts(ph, X_L2, i, r));
+		for (i = 0; i < opt.nr_extra[X_L2]; i++) {
+			uint64_t to = opt.extra[X_L2][i].recolour ?
+				      recolour_seen(&l2_colours[i], ram) : ram;
+
+			/* A frame the L2 never saw has no line to lose. */
+			if (to != UINT64_MAX)
+				inval_range(cpu->xcache[X_L2][i], to, to + (ram_last - ram),
+					    xcounts(ph, X_L2, i, r));
+		}
 		for (i = 0; i < opt.nr_hier; i++)
 			inval_range(cpu->hl2[i], ram, ram_last, ph ? &ph->hl2[i][r] : NULL);
 	}
@@ -360,6 +373,14 @@ int setup_cpus(unsigned int nr)
 	for (u = 0; u < sim.nr_cpus; u++)
 		if (setup_cpu(&sim.cpu[u]))
 			return -1;
+	for (u = 0; u < opt.nr_extra[X_L2]; u++) {
+		if (opt.extra[X_L2][u].recolour &&
+		    recolour_init(&l2_colours[u], opt.extra[X_L2][u].recolour,
+				  &opt.extra[X_L2][u].geom)) {
+			fprintf(stderr, "kcolour-cachesim: out of memory\n");
+			return -1;
+		}
+	}
 	sim.l1d_shift = cs_line_shift(sim.cpu[0].cache[C_L1D]);
 	sim.l1i_shift = cs_line_shift(sim.cpu[0].cache[C_L1I]);
 	sim.l2_shift = cs_line_shift(sim.cpu[0].cache[C_L2]);
@@ -388,5 +409,7 @@ void free_cpus(void)
 	for (u = 0; u < sim.nr_cpus; u++)
 		for (c = 0; c < NR_CACHES; c++)
 			free(sim.cpu[u].evict[c]);
+	for (x = 0; x < MAX_EXTRA; x++)
+		recolour_free(&l2_colours[x]);
 	free(sim.cpu);
 }

@@ -17,7 +17,9 @@
  * simulated in the same run: an extra L1D sees the primary L1D's access
  * stream, an extra L2 the primary L2's (the primary L1 misses), so one
  * boot compares several geometries on identical traffic.  They feed no
- * other level.
+ * other level.  An L2 extra written SIZE:WAYS[:LINE]@balanced or @random
+ * gives each page frame outside the kernel image another page colour
+ * (recolour.h): what page colouring could do, on the same trace.
  *
  * cpus= adds up to MAX_HIER whole hierarchies, each a real CPU's L1D, L1I
  * and L2: each L1 sees the primary's accesses, and each L2 the misses of
@@ -87,6 +89,7 @@
  *   options.c    the arguments: parsing, checks, extras and hierarchies
  *   placement.c  the address map and regions, and the placement line
  *   hierarchy.c  each vCPU's caches, their accesses and SMP invalidation
+ *   recolour.c   the page colours of l2_extra=...@balanced and @random
  *   conflicts.c  conflicts=, text_conflicts=, l2_conflicts=: evictors and pairs
  *   profile.c    profile=: instructions per TB and phase
  *   run.c        the run's state and the phases (the marker)

@@ -13,6 +13,13 @@
 
 const char *const cache_name[NR_CACHES] = { "L1D", "L1I", "L2" };
 
+const char *const recolour_name[NR_RECOLOURS] = {
+	[RECOLOUR_NONE] = "",
+	[RECOLOUR_BALANCED] = "balanced",
+	[RECOLOUR_RANDOM] = "random",
+	[RECOLOUR_BALANCED_ALL] = "balanced-all",
+};
+
 static const enum cache_id xlevel_cache[NR_XLEVELS] = { C_L1D, C_L2 };
 
 struct options opt = {
@@ -135,9 +142,25 @@ static int parse_l1d_extra(const char *p, size_t len, unsigned int i)
 	return parse_geom(p, len, &opt.extra[X_L1D][i].geom);
 }
 
+/* SIZE:WAYS[:LINE][@POLICY], POLICY a page colouring (recolour.h). */
 static int parse_l2_extra(const char *p, size_t len, unsigned int i)
 {
-	return parse_geom(p, len, &opt.extra[X_L2][i].geom);
+	const char *at = memchr(p, '@', len);
+	struct extra *x = &opt.extra[X_L2][i];
+	size_t plen;
+
+	x->recolour = RECOLOUR_NONE;
+	if (at) {
+		plen = len - (at - p) - 1;
+		for (x->recolour = RECOLOUR_BALANCED; x->recolour < NR_RECOLOURS; x->recolour++)
+			if (strlen(recolour_name[x->recolour]) == plen &&
+			    !memcmp(at + 1, recolour_name[x->recolour], plen))
+				break;
+		if (x->recolour == NR_RECOLOURS)
+			return -1;
+		len = at - p;
+	}
+	return parse_geom(p, len, &x->geom);
 }
 
 /* A hierarchy L1D-L1I-L2, each SIZE:WAYS[:LINE]. */
@@ -175,7 +198,7 @@ static int parse_arg(const char *arg)
 				  "SIZE:WAYS[:LINE]", parse_l1d_extra);
 	if (!strncmp(arg, "l2_extra=", klen + 1))
 		return parse_list("l2_extra", val, MAX_EXTRA, &opt.nr_extra[X_L2],
-				  "SIZE:WAYS[:LINE]", parse_l2_extra);
+				  "SIZE:WAYS[:LINE][@balanced|@random|@balanced-all]", parse_l2_extra);
 	/* Before the geometry keys, whose l2_ prefix it shares. */
 	if (!strncmp(arg, "l2_conflicts=", klen + 1) && *val) {
 		opt.conflicts_path[C_L2] = val;
@@ -266,7 +289,9 @@ static int setup_extras(enum extra_level l)
 		n = snprintf(x->name, sizeof(x->name), "%s-%s-%uw", level, size, g->ways);
 		/* The line only when it is not the usual 64 bytes. */
 		if (g->line != 64 && n > 0 && (size_t)n < sizeof(x->name))
-			snprintf(x->name + n, sizeof(x->name) - n, "-%uB", g->line);
+			n += snprintf(x->name + n, sizeof(x->name) - n, "-%uB", g->line);
+		if (x->recolour && n > 0 && (size_t)n < sizeof(x->name))
+			snprintf(x->name + n, sizeof(x->name) - n, "-%s", recolour_name[x->recolour]);
 		for (j = 0; j < i; j++) {
 			if (!strcmp(opt.extra[l][j].name, x->name)) {
 				fprintf(stderr, "kcolour-cachesim: %s extra geometry %s given twice\n",
@@ -340,7 +365,7 @@ static const char usage[] =
 	"l1i_size=32K,l1i_ways=8,l1i_line=64,l2_size=4M,l2_ways=16,l2_line=64,"
 	"stack_top=2048,text=ffffffff81000000-ffffffff82200000,"
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
-	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64,"
+	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64/256K:4@balanced,"
 	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M,"
 	"conflicts=PATH,text_conflicts=PATH,l2_conflicts=PATH\n";
 

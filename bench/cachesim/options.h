@@ -47,11 +47,26 @@ struct hier_l1 {
 	unsigned char l2[MAX_HIER];	/* the hierarchies it feeds */
 };
 
+/*
+ * An L2 extra's page colours (l2_extra=SIZE:WAYS[:LINE]@NAME, recolour.h):
+ * the frames' own, balanced, random, or balanced with the kernel image's too.
+ */
+enum recolour {
+	RECOLOUR_NONE,
+	RECOLOUR_BALANCED,
+	RECOLOUR_RANDOM,
+	RECOLOUR_BALANCED_ALL,
+	NR_RECOLOURS
+};
+
+extern const char *const recolour_name[NR_RECOLOURS];
+
 /* An extra geometry; each vCPU has its own cache of it (struct cpu). */
 struct extra {
 	struct cs_geom geom;	/* line 0 until resolved: the primary's line */
 	unsigned int shift;
-	char name[64];		/* e.g. L1D-48K-12w, L2-256K-4w-128B */
+	enum recolour recolour;	/* L2 extras only */
+	char name[64];		/* e.g. L1D-48K-12w, L2-256K-4w-128B, L2-256K-4w-balanced */
 };
 
 #define DEFAULT_MIN_WINDOW	(2u << 20)

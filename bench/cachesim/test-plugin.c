@@ -263,6 +263,11 @@ static void test_options_rejected(void)
 		{ "l2_extra=1M:16/x", "l2_extra: bad item 'x' in '1M:16/x'", 1 },
 		{ "l2_extra=48K:12:0", "l2_extra: bad item '48K:12:0'", 1 },
 		{ "l1d_extra=1K:1:1:1", "l1d_extra: bad item '1K:1:1:1'", 1 },
+		{ "l2_extra=256K:4@tidy", "l2_extra: bad item '256K:4@tidy' in '256K:4@tidy': want SIZE:WAYS[:LINE][@balanced|@random|@balanced-all]", 1 },
+		{ "l2_extra=256K:4@", "l2_extra: bad item '256K:4@'", 1 },
+		{ "l1d_extra=32K:8@balanced", "l1d_extra: bad item '32K:8@balanced'", 1 },
+		{ "l2_extra=256K:4@random/256K:4@random",
+		  "kcolour-cachesim: L2 extra geometry L2-256K-4w-random given twice\n", 0 },
 		{ "l2_extra=1M:1/1M:2/1M:4/1M:8/1M:16/2M:1/2M:2/2M:4/2M:8",
 		  "kcolour-cachesim: l2_extra: more than 8 items\n", 1 },
 		{ "l1d_extra=48K:12/48K:12", "kcolour-cachesim: L1D extra geometry L1D-48K-12w given twice\n", 0 },
@@ -317,6 +322,14 @@ static void test_options_extras(void)
 	   "extras: a bad extra geometry is refused, named by its place and geometry");
 	ok(!parse("l1d_extra=1536:3:512") && !strcmp(opt.extra[X_L1D][0].name, "L1D-1536-3w-512B"),
 	   "extras: a size that is no whole K is named in bytes (%s)", opt.extra[X_L1D][0].name);
+	rc = parse("l2_extra=256K:4@balanced/256K:4:128@random/256K:4");
+	ok(!rc && !strcmp(opt.extra[X_L2][0].name, "L2-256K-4w-balanced") &&
+	   opt.extra[X_L2][0].recolour == RECOLOUR_BALANCED &&
+	   !strcmp(opt.extra[X_L2][1].name, "L2-256K-4w-128B-random") &&
+	   opt.extra[X_L2][1].recolour == RECOLOUR_RANDOM && opt.extra[X_L2][1].shift == 7 &&
+	   !strcmp(opt.extra[X_L2][2].name, "L2-256K-4w") && !opt.extra[X_L2][2].recolour,
+	   "extras: an L2 extra's @POLICY sets its page colours and ends its name (%s %s %s)",
+	   opt.extra[X_L2][0].name, opt.extra[X_L2][1].name, opt.extra[X_L2][2].name);
 }
 
 static void test_options_hiers(void)
@@ -690,6 +703,67 @@ static void test_equal_extras(void)
 			ph->hl2[0][r].sa_miss == ph->c[C_L2][r].sa_miss &&
 			ph->hl2[0][r].fa_miss == ph->c[C_L2][r].fa_miss && !ph->hl2[0][r].plru_miss;
 	ok(same, "cpus: the primary's own hierarchy's L2 counts what the primary L2 counts (no PLRU copy)");
+}
+
+/*
+ * l2_extra=...@balanced and @random: 8 frames of one page colour, each
+ * line read 10 times round, in the direct map and then 8 in the kernel
+ * image (physical = virtual - __START_KERNEL_map).  A 64K 4-way L2 has 4 colours; the 8 lines share one set of 4
+ * ways, where LRU misses every time, and the fully-associative copy only
+ * the first round.
+ */
+static void test_recolour(void)
+{
+	static const char *const name[] = { "balanced", "random", "frames' own", "balanced-all" };
+	const uint64_t text = 0xffffffff81000000ull;
+	const struct cs_counts *k[2][4];
+	struct phase *ph;
+	int e, r, n, i;
+
+	if (start("l1d_size=1K l1d_ways=1 l2_size=64K l2_ways=4 "
+		  "l2_extra=64K:4@balanced/64K:4@random/64K:4/64K:4@balanced-all", 1))
+		return;
+	/* The decompressor's first touch of the image, through an identity map. */
+	for (i = 0; i < 8; i++)
+		acc(0, text - KIMAGE_START + ((uint64_t)(4 * i) << 12), 8, 1,
+		    text - KIMAGE_START + ((uint64_t)(4 * i) << 12));
+	phase_open();
+	for (n = 0; n < 10; n++)
+		for (i = 0; i < 8; i++)
+			dacc(0, (uint64_t)(4 * i) << 12, 8, 0);
+	for (n = 0; n < 10; n++)
+		for (i = 0; i < 8; i++)
+			acc(0, text + ((uint64_t)(4 * i) << 12), 8, 0,
+			    text - KIMAGE_START + ((uint64_t)(4 * i) << 12));
+	phase_close();
+	ph = &sim.phases[0];
+	for (r = 0; r < 2; r++)
+		for (e = 0; e < 4; e++)
+			k[r][e] = &ph->x[X_L2][e][r ? R_KTEXT : R_DIRECT];
+	ok(ph->c[C_L2][R_DIRECT].sa_miss == 80 && ph->c[C_L2][R_DIRECT].fa_miss == 8 &&
+	   k[0][2]->sa_miss == 80,
+	   "recolour: 8 lines of one colour miss every time in its 4 ways (%llu, %llu)",
+	   ULL(ph->c[C_L2][R_DIRECT].sa_miss), ULL(k[0][2]->sa_miss));
+	ok(k[0][0]->sa_miss == 8 && k[0][0]->accesses == 80,
+	   "recolour: balanced deals the 8 frames 2 to a colour: only the first round misses (%llu)",
+	   ULL(k[0][0]->sa_miss));
+	ok(k[1][0]->sa_miss == 80 && k[1][1]->sa_miss == 80,
+	   "recolour: the kernel image's frames keep their colour, first touched through an "
+	   "identity map or not (%llu, %llu)",
+	   ULL(k[1][0]->sa_miss), ULL(k[1][1]->sa_miss));
+	ok(k[0][3]->sa_miss == 8 && k[1][3]->sa_miss == 0,
+	   "recolour: balanced-all deals the kernel image's frames too: 4 lines a colour, "
+	   "the image's stay from their first touch (%llu, %llu)",
+	   ULL(k[0][3]->sa_miss), ULL(k[1][3]->sa_miss));
+	for (e = 0, i = 1; e < 4; e++)
+		for (r = 0; r < 2; r++)
+			i &= k[r][e]->fa_miss == ph->c[C_L2][r ? R_KTEXT : R_DIRECT].fa_miss &&
+			     k[r][e]->accesses == 80;
+	ok(i && ph->c[C_L2][R_DIRECT].fa_miss == 8 && !ph->c[C_L2][R_KTEXT].fa_miss,
+	   "recolour: a new frame for each frame: every fully-associative copy misses "
+	   "what the primary's does (%s, %s, %s, %s)", name[0], name[1], name[2], name[3]);
+	ok(k[0][1]->sa_miss >= 8 && k[0][1]->sa_miss <= 80,
+	   "recolour: random colours land between the two (%llu)", ULL(k[0][1]->sa_miss));
 }
 
 static void test_shared_l1(void)
@@ -1205,6 +1279,7 @@ int main(void)
 	test_fetch();
 	test_smp();
 	test_equal_extras();
+	test_recolour();
 	test_shared_l1();
 	test_min_bound();
 	test_conflicts();
