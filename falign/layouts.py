@@ -208,9 +208,10 @@ def check_layouts(run, keys, nsets, line):
 
 class Report(Doc):
     def __init__(self, run, choices, layouts, collisions, line, page="falign-layouts",
-                 make_args=""):
+                 make_args="", held_out=None):
         super().__init__(run)
         self.line, self.page, self.make_args, self.lat = line, page, make_args, latency()
+        self.held_out = held_out or {}      # {workload: the choice trained without it}
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
         self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
@@ -254,6 +255,7 @@ class Report(Doc):
                    ["FA / MIN (%s)" % self.choices[0][1]], rows)
         self.plot(out)
         self.paired()
+        self.held_out_table()
         self.costs()
         self.md("""
             ## Which functions collide
@@ -300,6 +302,33 @@ class Report(Doc):
             self.table(["workload"] + [lab for _, lab in self.choices[1:]], [
                 [self.labels[i]] + [self.interval(base, c, i, f) for c, _ in self.choices[1:]]
                 for i in self.rows])
+
+    def held_out_table(self):
+        """Each workload a profile was trained without, scored on that profile
+        and beside the profile trained on every program and 64 B, against the
+        first choice (16 B): the evaluation that cannot be tuned to."""
+        rows = [(i, self.held_out[self.net[self.names[0]][i].workload])
+                for i in self.rows if self.net[self.names[0]][i].workload in self.held_out]
+        if not rows or len(self.layouts) < 2:
+            return
+        base, label = self.choices[0]
+        known = dict(self.choices)
+        beside = [c for c in ("falign-64b", "falign-ordered-programs") if c in known]
+        self.md("""
+            ## Held out: each workload scored on a profile that never saw it
+
+            Each workload below was left out of the training of one profile (facts.tsv
+            falign-profile HELD-OUT: `hot_text.py --leave-out`, the same training boot), and
+            is scored here on that profile, against %s in the same layouts, beside %s.
+            Estimated cycles, then L1I misses, per event: paired over the %d layouts as
+            above.
+            """, label, " and ".join(known[c] for c in beside) or "nothing else",
+                len(self.layouts))
+        for what, f in (("estimated cycles", lambda p: cycles(p, self.lat)), ("L1I misses", l1i)):
+            self.table(["workload", "held-out profile: %s" % what] +
+                       ["%s: %s" % (known[c], what) for c in beside],
+                       [[self.labels[i], self.interval(base, c, i, f)] +
+                        [self.interval(base, b, i, f) for b in beside] for i, c in rows])
 
     def interval(self, base, choice, i, f):
         pair = paired.Paired(*[[f(self.net["%s.L%d" % (c, lay)][i]) for lay in self.layouts]
@@ -392,6 +421,7 @@ def main(argv=None):
               900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",),
               **run_args(opts))
     ordered = []    # (key, profile) of the images built with HOT_TEXT_ORDER
+    held_out = {}
     if quick:   # make check's images: the test image, its padded twin, and off (HOT_TEXT_ORDER)
         if ORDERED not in facts.image_spec("off")[1]:
             run.bail("facts.tsv's image off lacks %s: the smoke run has no ordered image" % ORDERED)
@@ -404,12 +434,14 @@ def main(argv=None):
             ("off.L1", profile_of(facts.image_spec("off")[1]))]
     else:
         table = {**facts.table("falign"), **facts.table("falign-profile")}
-        choices = [(c, label) for c, (label,) in table.items()
+        choices = [(c, row[0]) for c, row in table.items()
                    if c in (opts.choices or " ".join(facts.table("falign"))).split()]
         unknown = set((opts.choices or "").split()) - set(table)
         if unknown:
             run.bail("--choices: %s: not a falign or falign-profile row of facts.tsv"
                      % " ".join(sorted(unknown)))
+        held_out = {row[1]: c for c, row in facts.table("falign-profile").items()
+                    if c in dict(choices) and len(row) > 1 and row[1] != "-"}
         keys = []
         for c, _ in choices:
             for lay in layouts:
@@ -436,8 +468,9 @@ def main(argv=None):
         ("QUICK", 1 if quick else None), ("CHOICES", '"%s"' % opts.choices if opts.choices
                                           else None),
         ("PAGE", opts.page if opts.page != "falign-layouts" else None)])
-    return run.finish(Report(run, choices, layouts, collisions, line, opts.page, make_args)
-                      if ok else None, run.work if quick else ROOT / "docs/results")
+    return run.finish(Report(run, choices, layouts, collisions, line, opts.page, make_args,
+                             held_out) if ok else None,
+                      run.work if quick else ROOT / "docs/results")
 
 
 if __name__ == "__main__":
