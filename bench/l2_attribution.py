@@ -288,7 +288,7 @@ class Report(Doc):
             physically contiguous, and no allocator places it.  *Balanced-all* deals the
             image's frames too: what spreading the image's hot pages evenly, a layout's
             job, could add.  Each figure is paired
-            layout by layout (the three colourings see the same accesses in each boot),
+            layout by layout (every colouring sees the same accesses in each boot),
             %d layouts, the mean change with its 95%% Student's t interval
             (bench/paired.py); estimated cycles by make bench's model (an L1 miss %g
             cycles, an L2 miss %g, an instruction %g).
