@@ -45,7 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench"), str(HERE.parent / "bench/cachesim")]
 import profile_diff  # noqa: E402
-from harness import util  # noqa: E402
+from harness import facts, util  # noqa: E402
 
 DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
 WSET = "hot-text-train"
@@ -231,9 +231,11 @@ def train(argv):
         workloads[words[1] if words[0] == "cmd" else words[0]].update(
             from_sim(system_map, prof, phase))
     workloads, counts = leave_out(workloads, opts.leave_out, from_sim(system_map, prof))
+    # The lines as facts.tsv has them: a live run resolves a cmd line's program
+    # to its path here, a replay does not, and the profile must not differ.
     source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s)%s, the " \
         "%s image (%s); a workload's part %s bytes at most" % (
-            "; ".join(run.want), wset, ", left out: " + ", ".join(opts.leave_out)
+            "; ".join(facts.workloads(wset)), wset, ", left out: " + ", ".join(opts.leave_out)
             if opts.leave_out else "", opts.image, run.meta.get("fragments_k", ""), room)
     if not opts.out.parent.is_dir():
         raise Error("no directory for %s%s" % (
