@@ -144,17 +144,24 @@ def group(owner):
     return GROUPS.get(owner) or ("unnamed" if owner in UNNAMED else "slab objects")
 
 
-def check_recoloured(run, names, xname):
+def recoloured(phase, policy):
+    """The plugin's name of the L2 extra under page colouring policy (it ends
+    -POLICY), None if the phase has none."""
+    return next((c for c, r in phase.counts if r == "all" and c.startswith("L2-") and
+                 c.endswith("-" + policy)), None)
+
+
+def check_recoloured(run, names):
     """TAP: each recoloured L2 saw the accesses of its CPU's L2, and a new frame
     for each frame leaves its fully-associative copy's misses as they were."""
     for n in names:
-        cpu, problems = n.split(".")[0], []
+        problems = []
         for i, p in enumerate(run.boots[n]):
             own = p.counts[("L2", "all")]
             for r in RECOLOURS:
-                x = p.counts.get(("%s-%s" % (xname[cpu], r), "all"))
+                x = p.counts.get((recoloured(p, r), "all"))
                 if x is None:
-                    problems.append("phase %d: no %s-%s" % (i, xname[cpu], r))
+                    problems.append("phase %d: no L2 extra under %s" % (i, r))
                 elif (x["accesses"], x["fa_miss"]) != (own["accesses"], own["fa_miss"]):
                     problems.append("phase %d, %s: %d accesses, %d FA misses against %d, %d"
                                     % (i, r, x["accesses"], x["fa_miss"], own["accesses"],
@@ -181,10 +188,10 @@ def tally(run, cpus, layouts, namer):
 
 
 class Report(Doc):
-    def __init__(self, run, cpus, layouts, tallies, l2s, xname):
+    def __init__(self, run, cpus, layouts, tallies, l2s):
         super().__init__(run)
         self.cpus, self.layouts, self.t, self.l2s = cpus, layouts, tallies, l2s
-        self.xname, self.lat = xname, latency()
+        self.lat = latency()
         self.names = [boot_name(cpus[0], layouts[0])]
         self.phases = [(i, p) for i, p in enumerate(run.boots[self.names[0]]) if not p.start_up]
 
@@ -256,21 +263,32 @@ class Report(Doc):
                                             for g in GROUP_ORDER])
         self.table(["workload", "L2"] + GROUP_ORDER, rows, "ll" + "r" * len(GROUP_ORDER))
 
-    def variant(self, phase, cpu, recolour):
+    def variant(self, phase, recolour):
         """(L2 misses, L2 conflict misses SA - FA, estimated cycles) per event of
-        a Phase on cpu's L2 with its frames' own colours (recolour None) or
+        a Phase on its L2 with the frames' own colours (recolour None) or
         another page colouring of it (bench.py's cycle model)."""
-        name = "L2" if recolour is None else "%s-%s" % (self.xname[cpu], recolour)
+        name = "L2" if recolour is None else recoloured(phase, recolour)
         miss = phase.rate(name)
         l1 = phase.rate("L1D") + phase.rate("L1I")
         return (miss, miss - phase.rate(name, kind="fa_miss"),
                 phase.insns * self.lat["cpi"] + l1 * self.lat["L2"] + miss * self.lat["L3"])
 
+    def runs(self, i, cpu):
+        """Phase i of cpu's boots, one a layout."""
+        return [self.run.boots[boot_name(cpu, lay)][i] for lay in self.layouts]
+
     def compare(self, i, cpu, control, case, k):
         """paired.Paired of figure k of variant() over the layouts."""
-        runs = [self.run.boots[boot_name(cpu, lay)][i] for lay in self.layouts]
-        return paired.Paired([self.variant(p, cpu, control)[k] for p in runs],
-                             [self.variant(p, cpu, case)[k] for p in runs])
+        runs = self.runs(i, cpu)
+        return paired.Paired([self.variant(p, control)[k] for p in runs],
+                             [self.variant(p, case)[k] for p in runs])
+
+    def conflicts(self, i, cpu):
+        """Conflict misses per event, the mean over the layouts, with the frames'
+        own colours and then under each of RECOLOURS."""
+        runs = self.runs(i, cpu)
+        return [sum(self.variant(p, v)[1] for p in runs) / len(runs)
+                for v in (None,) + RECOLOURS]
 
     def recoloured(self, out):
         self.md("""
@@ -296,13 +314,9 @@ class Report(Doc):
         rows = []
         for i, p in self.phases:
             for c in self.cpus:
-                runs = [self.run.boots[boot_name(c, lay)][i] for lay in self.layouts]
-                own, rnd, bal, alls = ([self.variant(q, c, v) for q in runs]
-                                       for v in (None,) + RECOLOURS)
-                mean = (lambda vs, k: sum(v[k] for v in vs) / len(vs))
-                share = (lambda vs: "%.0f%%" % (100 * mean(vs, 1) / mean(own, 1))
-                         if mean(own, 1) else "-")
-                rows.append([p.label, c, fmt(mean(own, 1)), fmt(mean(rnd, 1)), share(bal),
+                own, rnd, bal, alls = self.conflicts(i, c)
+                share = (lambda x: "%.0f%%" % (100 * x / own) if own else "-")
+                rows.append([p.label, c, fmt(own), fmt(rnd), share(bal),
                              share(alls)] + [self.compare(i, c, a, b, 2).interval() for a, b in
                                              ((None, "random"), (None, "balanced"),
                                               ("random", "balanced"), (None, "balanced-all"))])
@@ -321,9 +335,7 @@ class Report(Doc):
         lines, xt = ["# x workload L2 own-per-event random balanced balanced-all (% of own)\n"], []
         for i, p in self.phases:
             for c in self.cpus:
-                runs = [self.run.boots[boot_name(c, lay)][i] for lay in self.layouts]
-                per = [sum(self.variant(q, c, v)[1] for q in runs) / len(runs)
-                       for v in (None,) + RECOLOURS]
+                per = self.conflicts(i, c)
                 if per[0] < MIN_PLOTTED:
                     continue
                 xt.append('"%s, %s" %d' % (p.label, c, len(xt)))
@@ -378,14 +390,10 @@ def main(argv=None):
               **run_args(opts))
     run.image("bench", opts.image)
     names = []
-    xname = {}
     for c in cpus:
-        size, ways, line = caches[c]["L2"]
-        geom = "%d:%d:%d" % (size, ways, line)
-        xname[c] = "L2-%dK-%dw" % (size >> 10, ways) + ("" if line == 64 else "-%dB" % line)
         # this CPU's boots, with its L2 again under each other page colouring
         run.plugin_args = plugin_geometry(caches[c]) + ",l2_extra=" + "/".join(
-            "%s@%s" % (geom, r) for r in RECOLOURS)
+            "%d:%d:%d@%s" % (*caches[c]["L2"], r) for r in RECOLOURS)
         boots = [(boot_name(c, lay), "bench", "%s bench_layout=%d" % (CASE, lay))
                  for lay in layouts]
         run.boot("%s's caches" % c, boots)
@@ -395,8 +403,8 @@ def main(argv=None):
         namer = Namer(run.system_map("bench"))
         tallies = tally(run, cpus, layouts, namer)
         l2s = {c: "%dK %d-way" % (caches[c]["L2"][0] >> 10, caches[c]["L2"][1]) for c in cpus}
-        report = Report(run, cpus, layouts, tallies, l2s, xname)
-        check_recoloured(run, names, xname)
+        report = Report(run, cpus, layouts, tallies, l2s)
+        check_recoloured(run, names)
         if not quick:
             for (c, i), t in sorted(tallies.items()):
                 p = run.boots[names[0]][i]

@@ -441,7 +441,7 @@ def main(argv=None):
             run.bail("--choices: %s: not a falign or falign-profile row of facts.tsv"
                      % " ".join(sorted(unknown)))
         held_out = {row[1]: c for c, row in facts.table("falign-profile").items()
-                    if c in dict(choices) and len(row) > 1 and row[1] != "-"}
+                    if c in dict(choices) and row[1] != "-"}
         keys = []
         for c, _ in choices:
             for lay in layouts:

@@ -60,6 +60,12 @@ static int in_image(uint64_t ram)
 	return ram + KIMAGE_START >= opt.text_start && ram + KIMAGE_START < opt.data_end;
 }
 
+/* ram's address in m's placement, its frame seen. */
+static uint64_t placed(const struct recolour_map *m, uint64_t ram)
+{
+	return ((m->to[ram >> PAGE_SHIFT] - 1) << PAGE_SHIFT) | (ram & (PAGE_SIZE - 1));
+}
+
 uint64_t recolour(struct recolour_map *m, uint64_t ram)
 {
 	uint64_t frame = ram >> PAGE_SHIFT, to, colour;
@@ -76,7 +82,7 @@ uint64_t recolour(struct recolour_map *m, uint64_t ram)
 		}
 		m->to[frame] = to + 1;
 	}
-	return ((m->to[frame] - 1) << PAGE_SHIFT) | (ram & (PAGE_SIZE - 1));
+	return placed(m, ram);
 }
 
 uint64_t recolour_seen(const struct recolour_map *m, uint64_t ram)
@@ -85,5 +91,5 @@ uint64_t recolour_seen(const struct recolour_map *m, uint64_t ram)
 
 	if (frame >= m->nr_frames || !m->to[frame])
 		return UINT64_MAX;
-	return ((m->to[frame] - 1) << PAGE_SHIFT) | (ram & (PAGE_SIZE - 1));
+	return placed(m, ram);
 }
