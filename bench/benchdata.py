@@ -338,6 +338,9 @@ class Run:
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.tables, self.jobs, self.pool = tables, jobs, pool
+        # A smoke run's caches stand still between phases: half the time a
+        # boot, every check the same (bench/cachesim/README.md).
+        self.between_phases = "skip" if self.quick else "simulate"
         self.replay = bool(replay)
         self.resume = bool(resume) and not self.replay
         self.work = Path(work)
@@ -451,6 +454,8 @@ class Run:
                            deterministic=smp == 1, single_thread=smp > 1, plugin=",".join(
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,
+                                             "between_phases=skip"
+                                             if self.between_phases == "skip" else "",
                                              "out=%s" % (self.work / (n + ".txt"))] + [
                                              "%s=%s" % (t, table_path(self.work, n, t))
                                              for t in self.tables])))

@@ -212,6 +212,8 @@ void data_access(struct cpu *cpu, unsigned int vcpu, uint64_t vaddr, uint64_t si
 	struct phase *ph;
 	enum region r;
 
+	if (!simulating())
+		return;
 	ph = counting_phase();
 	r = classify(vaddr);
 	if (ph && r == R_STACK_TOP)
@@ -263,6 +265,8 @@ void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run, struct phase *
 	unsigned int i, h;
 	uint64_t ram = 0;
 
+	if (!simulating())
+		return;
 	if (ph) {
 		ph->insns[r] += run->insns;
 		/* Fetches after the first from a line are MRU hits. */

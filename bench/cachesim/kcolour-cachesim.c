@@ -69,8 +69,9 @@
  * Counting is gated by the guest (workloads/kcolour-marker.h): a store to
  * the marker page's start offset opens a phase with zeroed counters, a
  * store to its stop offset closes it.  The caches run all the time, so a
- * phase starts warm.  At exit every phase is written as lines of
- * key=value pairs to out=PATH, or to QEMU's log.
+ * phase starts warm (between_phases=skip: they stand still between
+ * phases).  At exit every phase is written as lines of key=value pairs to
+ * out=PATH, or to QEMU's log.
  *
  * profile=PATH adds an instruction profile: per phase, the instructions
  * executed per translation block start address (counted where the phase
@@ -155,6 +156,9 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	if (unlikely((vaddr & PAGE_MASK) == KCOLOUR_MARKER_ADDR) &&
 	    qemu_plugin_mem_is_store(info))
 		marker_store(vaddr);
+	/* between_phases=skip: only the calibration needs the address. */
+	if (!simulating() && sim.have_kimage_ram)
+		return;
 
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))

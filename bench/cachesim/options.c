@@ -20,6 +20,11 @@ const char *const recolour_name[NR_RECOLOURS] = {
 	[RECOLOUR_BALANCED_ALL] = "balanced-all",
 };
 
+const char *const between_phases_name[NR_BETWEEN] = {
+	[BETWEEN_SIMULATE] = "simulate",
+	[BETWEEN_SKIP] = "skip",
+};
+
 static const enum cache_id xlevel_cache[NR_XLEVELS] = { C_L1D, C_L2 };
 
 struct options opt = {
@@ -228,6 +233,15 @@ static int parse_arg(const char *arg)
 	if (!strncmp(arg, "min_window=", klen + 1))
 		return parse_size(val, &opt.min_window) || !opt.min_window ||
 		       opt.min_window > MAX_MIN_WINDOW ? -1 : 0;
+	if (!strncmp(arg, "between_phases=", klen + 1)) {
+		for (c = 0; c < NR_BETWEEN; c++) {
+			if (!strcmp(val, between_phases_name[c])) {
+				opt.between_phases = c;
+				return 0;
+			}
+		}
+		return -1;
+	}
 	if (!strncmp(arg, "stack_top=", klen + 1))
 		return parse_size(val, &opt.stack_top) || !opt.stack_top ||
 		       opt.stack_top > THREAD_SIZE ? -1 : 0;
@@ -367,7 +381,8 @@ static const char usage[] =
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
 	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64/256K:4@balanced,"
 	"cpus=48K:12-32K:8-1280K:20/64K:2-64K:2-1M:16,profile=PATH,min_window=2M,"
-	"conflicts=PATH,text_conflicts=PATH,l2_conflicts=PATH\n";
+	"conflicts=PATH,text_conflicts=PATH,l2_conflicts=PATH,"
+	"between_phases=simulate|skip\n";
 
 int options_parse(int argc, char **argv)
 {

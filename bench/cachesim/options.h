@@ -69,6 +69,21 @@ struct extra {
 	char name[64];		/* e.g. L1D-48K-12w, L2-256K-4w-128B, L2-256K-4w-balanced */
 };
 
+/*
+ * What the caches do between the guest's phases (between_phases=): run,
+ * so that every phase starts on caches warmed by what ran before it, or
+ * stand still, which halves a short boot's time (the boot itself and the
+ * programs' start-up go unsimulated); a phase then starts on the caches
+ * the phase before left.
+ */
+enum between_phases {
+	BETWEEN_SIMULATE,
+	BETWEEN_SKIP,
+	NR_BETWEEN
+};
+
+extern const char *const between_phases_name[NR_BETWEEN];
+
 #define DEFAULT_MIN_WINDOW	(2u << 20)
 #define MAX_MIN_WINDOW		(1u << 30)
 
@@ -82,6 +97,7 @@ struct options {
 	struct hier_l1 hl1[C_L2][MAX_HIER + 1];	/* the distinct L1Ds, L1Is */
 	unsigned int nr_hl1[C_L2];
 	uint64_t min_window;
+	enum between_phases between_phases;
 	uint64_t stack_top, text_start, text_end, data_start, data_end;
 	const char *out_path;
 	const char *prof_path;			/* profile= */

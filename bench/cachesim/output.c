@@ -126,7 +126,7 @@ void print_config(FILE *out)
 	for (c = 0; c < NR_CACHES; c++)
 		fprintf(out, "%s%s", c ? "/" : "",
 			cs_plru_kind(sim.cpu[0].cache[c]) == CS_PLRU_TREE ? "tree" : "bit");
-	fputc('\n', out);
+	fprintf(out, " between_phases=%s\n", between_phases_name[opt.between_phases]);
 }
 
 void write_results(void)

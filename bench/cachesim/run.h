@@ -82,6 +82,12 @@ static inline struct phase *counting_phase(void)
 	return sim.counting ? &sim.cur : NULL;
 }
 
+/* Whether the caches see this access (between_phases=). */
+static inline int simulating(void)
+{
+	return sim.counting || opt.between_phases == BETWEEN_SIMULATE;
+}
+
 static inline struct cs_counts *counts(struct phase *ph, enum cache_id c, enum region r)
 {
 	return ph ? &ph->c[c][r] : NULL;

@@ -190,8 +190,8 @@ static void test_options_defaults(void)
 	ok(opt.geom[C_L1D].size == 32768 && opt.geom[C_L1D].ways == 8 &&
 	   opt.geom[C_L1D].line == 64 && opt.geom[C_L2].size == 4194304 &&
 	   opt.geom[C_L2].ways == 16 && opt.stack_top == 2048 &&
-	   opt.min_window == 2u << 20,
-	   "options: the defaults are Skylake-Client's L1s, a 4M 16-way L2, stack_top=2048, min_window=2M");
+	   opt.min_window == 2u << 20 && opt.between_phases == BETWEEN_SIMULATE,
+	   "options: the defaults are Skylake-Client's L1s, a 4M 16-way L2, stack_top=2048, min_window=2M, between_phases=simulate");
 	ok(opt.text_start == 0xffffffff81000000ull && opt.text_end == 0xffffffff82200000ull &&
 	   opt.data_start == opt.text_end && opt.data_end == MODULES_START,
 	   "options: data= defaults to the text end up to the modules (0x%llx-0x%llx)",
@@ -253,6 +253,7 @@ static void test_options_rejected(void)
 		{ "min_window=2G", "bad argument 'min_window=2G'", 1 },
 		{ "out=", "bad argument 'out='", 1 },
 		{ "profile=", "bad argument 'profile='", 1 },
+		{ "between_phases=never", "bad argument 'between_phases=never'", 1 },
 		{ "l1d_size=0", "kcolour-cachesim: L1D: size, ways and line must be non-zero (size=0 ways=8 line=64)\n", 0 },
 		{ "l1d_size=3K", "kcolour-cachesim: L1D: set count 6 is not a power of two\n", 0 },
 		{ "l2_ways=12", "kcolour-cachesim: L2: ", 0 },
@@ -494,6 +495,42 @@ static void test_phases(void)
 	ok(sim.nr_phases == 2 && !sim.phases[1].c[C_L1D][R_DIRECT].accesses &&
 	   sim.phases[0].c[C_L1D][R_DIRECT].accesses == 1,
 	   "phases: numbered in order, each with its own counts");
+}
+
+/*
+ * between_phases=skip: the caches stand still between phases, and a phase
+ * starts on what the one before left.
+ */
+static void test_between_phases_skip(void)
+{
+	struct fetch_run run = { .line_vaddr = 0xffffffff81000040ull, .accesses = 1,
+				 .insns = 1, .nr_lines = 1, .region = R_KTEXT };
+
+	if (start("l1d_size=512 l1d_ways=2 l2_size=4K l2_ways=4 between_phases=skip", 1))
+		return;
+	ok(opt.between_phases == BETWEEN_SKIP && !simulating(),
+	   "between phases skip: nothing is simulated before the first phase");
+	dacc(0, 0, 8, 0);
+	fetch_run_exec(&sim.cpu[0], &run, NULL);
+	phase_open();
+	ok(simulating(), "between phases skip: a phase is simulated");
+	dacc(0, 0, 8, 0);
+	dacc(0, 0, 8, 0);
+	fetch_run_exec(&sim.cpu[0], &run, &sim.cur);
+	ok(sim.cur.c[C_L1D][R_DIRECT].sa_miss == 1 && sim.cur.c[C_L2][R_DIRECT].accesses == 1 &&
+	   sim.cur.c[C_L1I][R_KTEXT].sa_miss == 1,
+	   "between phases skip: the line touched before the phase was never cached");
+	phase_close();
+	ok(!simulating(), "between phases skip: nothing is simulated after a phase");
+	dacc(0, 64, 8, 0);
+	phase_open();
+	dacc(0, 0, 8, 0);
+	dacc(0, 64, 8, 0);
+	ok(sim.cur.c[C_L1D][R_DIRECT].accesses == 2 && sim.cur.c[C_L1D][R_DIRECT].sa_miss == 1,
+	   "between phases skip: a phase starts on the caches the last one left (%llu misses)",
+	   ULL(sim.cur.c[C_L1D][R_DIRECT].sa_miss));
+	ok(!parse("between_phases=simulate") && opt.between_phases == BETWEEN_SIMULATE &&
+	   simulating(), "between phases simulate: the caches run outside phases too");
 }
 
 static void test_levels(void)
@@ -1120,7 +1157,7 @@ static void test_print_config_phase(void)
 		   "49152/12/64-65536/4/64-2097152/16/64 stack_top=2048 "
 		   "text=0xffffffff81000000-0xffffffff81600000 "
 		   "data=0xffffffff81600000-0xffffffff81c16000 phases=0 ram_calibrated=0 "
-		   "min_window=1048576 plru=bit/tree/bit\n"),
+		   "min_window=1048576 plru=bit/tree/bit between_phases=simulate\n"),
 	   "output: the config line, extras and hierarchies included");
 	if (strncmp(s, "cachesim config target=x86_64", 29))
 		printf("# %s", s);
@@ -1275,6 +1312,7 @@ int main(void)
 	test_place_stack();
 	test_place_direct();
 	test_phases();
+	test_between_phases_skip();
 	test_levels();
 	test_fetch();
 	test_smp();
