@@ -33,7 +33,9 @@ name; without it the build places them all.  Reorder, delete or add lines
 freely: a function the kernel lacks, or that has no section of its own, is
 the build's to skip.
 Flags of make hot-text-profile's run (make's WORK=DIR, REPORT_ONLY=1, RESUME=1,
-JOBS=N, ROOM=BYTES): --work, --report-only, --resume, --jobs, --room.
+JOBS=N, ROOM=BYTES): --work, --report-only, --resume, --jobs, --room;
+--select density fills a workload's part with the most instructions a byte
+first, where the default takes the hottest functions by count.
 """
 
 import collections
@@ -63,6 +65,8 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
 # What no kernel function is: user space, and below every text symbol.
 NOT_KERNEL = ("[user]", "[unknown]")
+# How a workload's part of the region is chosen (hot_set()).
+SELECTS = ("count", "density")
 
 
 class Error(util.Error):
@@ -83,10 +87,14 @@ def hottest(counts):
                   key=lambda fn: (-fn[1], fn[0]))
 
 
-def hot_set(counts, size, room):
+def hot_set(counts, size, room, select="count"):
     """counts' hottest functions that run COVER of its kernel instructions,
     as [(function, count)], then the bytes they take (size {function:
-    bytes}), and those of them that fit in room bytes."""
+    bytes}), and those of them that fit in room bytes: by count, the
+    hottest up to the first that does not fit; by density, the most
+    instructions a byte first, each that still fits (HFSort's order, and
+    a greedy knapsack: small hot functions before a large one of the same
+    count)."""
     items = hottest(counts)
     total, run, hot = sum(n for _, n in items), 0, []
     for f, n in items:
@@ -95,26 +103,36 @@ def hot_set(counts, size, room):
         hot.append((f, n))
         run += n
     used = list(itertools.accumulate(size.get(f, 0) for f, _ in hot))
-    return hot, used[-1] if used else 0, [fn for fn, u in zip(hot, used) if u <= room]
+    if select == "count":
+        part = [fn for fn, u in zip(hot, used) if u <= room]
+    else:
+        part, left = [], room
+        for f, n in sorted(hot, key=lambda fn: (-fn[1] / max(1, size.get(fn[0], 0)), fn[0])):
+            if size.get(f, 0) <= left:
+                part.append((f, n))
+                left -= size.get(f, 0)
+    return hot, used[-1] if used else 0, part
 
 
-def write(out, counts, source, workloads=(), size=None, room=0):
+def write(out, counts, source, workloads=(), size=None, room=0, select="count"):
     """counts {function: n}, hottest first (ties by name), under a header.
     Before them, for each (label, {function: n}) of workloads, the smallest
     hot set first (size {function: bytes}), the part of its hot set that
-    fits in room bytes, less what a workload before it took, under a
-    comment that names it."""
+    fits in room bytes (hot_set()'s select), less what a workload before
+    it took, under a comment that names it."""
     size = size or {}
     out.write("# kcolour hot-text profile: kernel functions in the order to place them; "
               "COUNT<TAB>FUNCTION[<TAB>OBJECT]\n"
               "# source: %s\n" % source)
     placed = set()
     for (hot, hot_bytes, part), label, c in sorted(
-            ((hot_set(c, size, room), label, c) for label, c in workloads),
+            ((hot_set(c, size, room, select), label, c) for label, c in workloads),
             key=lambda g: (g[0][1], g[1])):
-        out.write("# %s: %d of its hot set's %d functions, %d of %d bytes, %.1f%% of its "
+        out.write("# %s: %d of its hot set's %d functions%s, %d of %d bytes, %.1f%% of its "
                   "kernel instructions; COUNT: its instructions\n" % (
-                      label, len(part), len(hot), sum(size.get(f, 0) for f, _ in part),
+                      label, len(part), len(hot), "" if select == "count" else
+                      ", the most instructions a byte first",
+                      sum(size.get(f, 0) for f, _ in part),
                       hot_bytes, 100.0 * sum(n for _, n in part) / max(1, sum(
                           n for f, n in c.items() if f not in NOT_KERNEL))))
         for f, n in part:
@@ -210,6 +228,9 @@ def train(argv):
     p.add_argument("--leave-out", metavar="WORKLOAD", action="append", default=[],
                    help="train without this workload (ring, web, hackbench, forkloop or a "
                    "cmd line's name), for scoring the profile on it; repeatable")
+    p.add_argument("--select", choices=SELECTS, default=SELECTS[0],
+                   help="a workload's part of the region: its hottest functions by count, "
+                   "or by density, the most instructions a byte first (default count)")
     p.add_argument("--out", type=Path, default=DEFAULT,
                    help="where the profile goes (default the tree's %s)" % DEFAULT.name)
     opts = p.parse_args(argv)
@@ -234,15 +255,16 @@ def train(argv):
     # The lines as facts.tsv has them: a live run resolves a cmd line's program
     # to its path here, a replay does not, and the profile must not differ.
     source = "kcolour-cachesim instructions at -smp 1, workloads %s (facts.tsv %s)%s, the " \
-        "%s image (%s); a workload's part %s bytes at most" % (
+        "%s image (%s); a workload's part %s bytes at most%s" % (
             "; ".join(facts.workloads(wset)), wset, ", left out: " + ", ".join(opts.leave_out)
-            if opts.leave_out else "", opts.image, run.meta.get("fragments_k", ""), room)
+            if opts.leave_out else "", opts.image, run.meta.get("fragments_k", ""), room,
+            ", chosen by density" if opts.select == "density" else "")
     if not opts.out.parent.is_dir():
         raise Error("no directory for %s%s" % (
             opts.out, " (make tree first)" if opts.out == DEFAULT else ""))
     with open(opts.out, "w") as out:
         write(out, counts, source, sorted(workloads.items()),
-              sizes(system_map), int(room))
+              sizes(system_map), int(room), opts.select)
     rows = read(opts.out)
     run.tap(len(rows) > 100, "%s: %d functions, the hottest %s (%d instructions)" % (
         opts.out.name, len(rows), rows[0][1], rows[0][0]))

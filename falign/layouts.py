@@ -211,7 +211,8 @@ class Report(Doc):
                  make_args="", held_out=None):
         super().__init__(run)
         self.line, self.page, self.make_args, self.lat = line, page, make_args, latency()
-        self.held_out = held_out or {}      # {workload: the choice trained without it}
+        # {SELECT: {workload: the choice trained without it}}
+        self.held_out = held_out or {}
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
         self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
@@ -305,30 +306,37 @@ class Report(Doc):
 
     def held_out_table(self):
         """Each workload a profile was trained without, scored on that profile
-        and beside the profile trained on every program and 64 B, against the
-        first choice (16 B): the evaluation that cannot be tuned to."""
-        rows = [(i, self.held_out[self.net[self.names[0]][i].workload])
-                for i in self.rows if self.net[self.names[0]][i].workload in self.held_out]
+        (one of each SELECT) and beside 64 B and the profiles trained on every
+        program, against the first choice (16 B): the evaluation that cannot
+        be tuned to."""
+        held = {w for by_workload in self.held_out.values() for w in by_workload}
+        rows = [i for i in self.rows if self.net[self.names[0]][i].workload in held]
         if not rows or len(self.layouts) < 2:
             return
         base, label = self.choices[0]
         known = dict(self.choices)
-        beside = [c for c in ("falign-64b", "falign-ordered-programs") if c in known]
+        beside = [c for c in ("falign-64b", "falign-ordered-programs",
+                              "falign-ordered-programs-density") if c in known]
         self.md("""
             ## Held out: each workload scored on a profile that never saw it
 
-            Each workload below was left out of the training of one profile (facts.tsv
-            falign-profile HELD-OUT: `hot_text.py --leave-out`, the same training boot), and
-            is scored here on that profile, against %s in the same layouts, beside %s.
-            Estimated cycles, then L1I misses, per event: paired over the %d layouts as
-            above.
-            """, label, " and ".join(known[c] for c in beside) or "nothing else",
+            Each workload below was left out of the training of one profile of each
+            SELECT (facts.tsv falign-profile HELD-OUT: `hot_text.py --leave-out`, the same
+            training boot; by count, a workload's part of the region is its hottest
+            functions; by density, the most instructions a byte first), and is scored
+            here on that profile, against %s in the same layouts, beside %s. Estimated
+            cycles, then L1I misses, per event: paired over the %d layouts as above.
+            """, label, "; ".join(known[c] for c in beside) or "nothing else",
                 len(self.layouts))
         for what, f in (("estimated cycles", lambda p: cycles(p, self.lat)), ("L1I misses", l1i)):
-            self.table(["workload", "held-out profile: %s" % what] +
+            self.table(["workload"] + ["held out, by %s: %s" % (select, what)
+                                       for select in self.held_out] +
                        ["%s: %s" % (known[c], what) for c in beside],
-                       [[self.labels[i], self.interval(base, c, i, f)] +
-                        [self.interval(base, b, i, f) for b in beside] for i, c in rows])
+                       [[self.labels[i]] + [
+                           self.interval(base, by_workload[w], i, f) if w in by_workload else "-"
+                           for by_workload in self.held_out.values()] +
+                        [self.interval(base, b, i, f) for b in beside]
+                        for i in rows for w in [self.net[self.names[0]][i].workload]])
 
     def interval(self, base, choice, i, f):
         pair = paired.Paired(*[[f(self.net["%s.L%d" % (c, lay)][i]) for lay in self.layouts]
@@ -440,8 +448,9 @@ def main(argv=None):
         if unknown:
             run.bail("--choices: %s: not a falign or falign-profile row of facts.tsv"
                      % " ".join(sorted(unknown)))
-        held_out = {row[1]: c for c, row in facts.table("falign-profile").items()
-                    if c in dict(choices) and row[1] != "-"}
+        for c, row in facts.table("falign-profile").items():
+            if c in dict(choices) and row[1] != "-":
+                held_out.setdefault(row[2], {})[row[1]] = c
         keys = []
         for c, _ in choices:
             for lay in layouts:

@@ -94,18 +94,21 @@ falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in
 # make falign-profiles: hot-text profiles trained on the programs of
 # facts.tsv hot-text-programs (one boot of the test image), one on all of them
 # and one without each workload the layouts score (facts.tsv falign-profile
-# HELD-OUT), into falign/profiles/; then each scored in three text layouts
+# HELD-OUT), each workload's part by count and by density (SELECT), into
+# falign/profiles/; then each scored in three text layouts
 # beside 16 B, 64 B and the series' default profile, paired, each held-out
 # workload against the profile that never saw it ->
 # docs/results/falign-profiles.md.  REPORT_ONLY=1 and RESUME=1 pass on.
 HOT_TEXT_PROGRAMS = --image test --workloads hot-text-programs --work build/bench/hot-text-programs
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
-falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, on all and without each scored workload, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
+falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
 	@python3 falign/hot_text.py $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --out falign/profiles/programs.profile
-	@for w in $$(awk -F'\t' '$$1 == "falign-profile" && $$4 != "-" { print $$4 }' facts.tsv); do \
-		python3 falign/hot_text.py --report-only $(HOT_TEXT_PROGRAMS) --leave-out $$w \
-			--out falign/profiles/programs-no-$$w.profile || exit 1; done
+	@awk -F'\t' '$$1 == "falign-profile" { sub("^falign-ordered-", "", $$2); print $$2, $$4, $$5 }' \
+		facts.tsv | while read -r name held select; do \
+		python3 falign/hot_text.py --report-only $(HOT_TEXT_PROGRAMS) --select $$select \
+			$$([ "$$held" = - ] || echo --leave-out $$held) \
+			--out falign/profiles/$$name.profile || exit 1; done
 	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --work build/bench/falign-profiles
 
 # make falign-cold-parts [IMAGE=test]: what GCC splits hot from cold within

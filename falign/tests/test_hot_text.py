@@ -83,6 +83,23 @@ def main():
                 "instructions; COUNT: its instructions",
                 "# the rest; COUNT: the instructions of all"]
         t(heads == want, "a comment names each workload's part", diag=[] if heads == want else heads)
+        # By count, the hottest function (3840 bytes) fills 300 bytes first
+        # and nothing fits; by density the two small ones fit, the most
+        # instructions a byte first.
+        c = {"do_three.constprop.0": 1000, "do_two": 500, "do_one": 300}
+        parts = {sel: [f for f, _ in hot_text.hot_set(c, size, 300, sel)[2]]
+                 for sel in hot_text.SELECTS}
+        want = {"count": [], "density": ["do_one", "do_two"]}
+        t(parts == want, "hot_set: by count the hottest first up to the first that does not fit; "
+          "by density the most instructions a byte first, each that fits",
+          diag=[] if parts == want else [str(parts)])
+        out = io.StringIO()
+        hot_text.write(out, c, "a test", [("A", c)], size, 300, "density")
+        heads = [line for line in out.getvalue().splitlines() if line.startswith("# A")]
+        want = ["# A: 2 of its hot set's 3 functions, the most instructions a byte first, "
+                "256 of 4096 bytes, 44.4% of its kernel instructions; COUNT: its instructions"]
+        t(heads == want, "write by density: the comment says so",
+          diag=[] if heads == want else heads)
         from collections import Counter
         byw = {"web": Counter(a=5, b=1), "ring": Counter(b=2, c=3)}
         kept, counts = hot_text.leave_out(byw, ["web"], Counter(a=5, b=3, c=3, boot=9))
