@@ -310,7 +310,8 @@ class Report(Doc):
         program, against the first choice (16 B): the evaluation that cannot
         be tuned to."""
         held = {w for by_workload in self.held_out.values() for w in by_workload}
-        rows = [i for i in self.rows if self.net[self.names[0]][i].workload in held]
+        rows = [(i, self.net[self.names[0]][i].workload) for i in self.rows]
+        rows = [(i, w) for i, w in rows if w in held]
         if not rows or len(self.layouts) < 2:
             return
         base, label = self.choices[0]
@@ -335,8 +336,7 @@ class Report(Doc):
                        [[self.labels[i]] + [
                            self.interval(base, by_workload[w], i, f) if w in by_workload else "-"
                            for by_workload in self.held_out.values()] +
-                        [self.interval(base, b, i, f) for b in beside]
-                        for i in rows for w in [self.net[self.names[0]][i].workload]])
+                        [self.interval(base, b, i, f) for b in beside] for i, w in rows])
 
     def interval(self, base, choice, i, f):
         pair = paired.Paired(*[[f(self.net["%s.L%d" % (c, lay)][i]) for lay in self.layouts]
