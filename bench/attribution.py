@@ -22,7 +22,7 @@ import re
 import sys
 import textwrap
 
-from benchdata import (KARGS, REGIONS, ROOT, Doc, Run, bench_caches, conflict_problems,
+from benchdata import (REGIONS, ROOT, Doc, Run, bench_caches, conflict_problems,
                        fmt, parser, plot_png, plugin_geometry, read_conflicts, run_args,
                        table_path)
 
@@ -183,7 +183,7 @@ class Report(Doc):
             %s; CPU model %s, the L1D the bench simulates (%d sets); kernel arguments
             `%s`; layouts %s pooled, -smp 1.  Commands: `%s/commands`.
             """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
-                m["cpu"], self.nsets, " ".join(KARGS), ", ".join(map(str, self.layouts)),
+                m["cpu"], self.nsets, " ".join(self.run.kargs), ", ".join(map(str, self.layouts)),
                 str(self.work).replace(str(ROOT) + "/", ""))
         self.md("""
             ## Method

@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-from benchdata import (CACHES, KARGS, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, parser,
+from benchdata import (CACHES, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, parser,
                        pct, plot_png, plugin_geometry, probe_caches, run_args, util, verdict)
 
 # NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off, at
@@ -466,7 +466,7 @@ def main(argv=None):
         run.image(key, key)
     fixtures = facts.path("fixtures").resolve()
     for k, v in (("dump", str(dump.relative_to(fixtures)) if fixtures in dump.parents else
-                  str(dump)), ("kargs", " ".join(KARGS)), ("guest", guest_versions())):
+                  str(dump)), ("kargs", " ".join(run.kargs)), ("guest", guest_versions())):
         run.meta.setdefault(k, v)   # a replay keeps its run's
     boots = [(name(c, s, lay), k, ("%s bench_layout=%d" % (a, lay)).strip(), s)
              for c, k, a in cases for s in smps for lay in layouts]

@@ -36,6 +36,10 @@ CPU = "Skylake-Client"  # the plugin's default geometry is this model's
 # instructions per fork with ASLR, +0.24% without, +0.20% of it the balanced
 # scan (kcolour-cachesim profile=, bench/cachesim/profile_diff.py).
 KARGS = ["nokaslr", "norandmaps", "quiet"]
+# A smoke run's boots do not calibrate the local APIC timer (the PIT ticks
+# instead): its busy-waits take 10 of a 15 s boot under -icount, where
+# every PAUSE leaves QEMU's translated code.
+SMOKE_KARGS = KARGS + ["noapictimer"]
 # A smoke run (QUICK=1, make check's) boots the test image where a full run
 # boots the bench image: the test image carries the bench's fragments too
 # (facts.tsv), so make check builds no second kernel configuration for it.
@@ -328,19 +332,22 @@ class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
     def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
-                 tables=(), replay=False, resume=False, jobs=2, pool="builtin"):
+                 tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None):
         """after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
         (table_path(): conflicts, text_conflicts, profile); replay: the work
         dir's boots, no new ones (--report-only); resume: boot only what the
         work dir lacks (--resume); jobs: boots at a time (--jobs); pool: the job
-        pool that runs them (--pool)."""
+        pool that runs them (--pool); smoke: boot fast (default: a quick run),
+        False to keep a quick run on the full runs' path."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.tables, self.jobs, self.pool = tables, jobs, pool
-        # A smoke run's caches stand still between phases: half the time a
-        # boot, every check the same (bench/cachesim/README.md).
-        self.between_phases = "skip" if self.quick else "simulate"
+        # A smoke boot takes a third of the time, every check the same: the
+        # caches stand still between phases (bench/cachesim/README.md), and
+        # the kernel arguments are SMOKE_KARGS.
+        self.smoke = self.quick if smoke is None else smoke
+        self.kargs = SMOKE_KARGS if self.smoke else KARGS
         self.replay = bool(replay)
         self.resume = bool(resume) and not self.replay
         self.work = Path(work)
@@ -450,12 +457,11 @@ class Run:
         boots = [qemu.Boot(n, self.images[k], self.work / "initramfs.cpio.gz", self.work,
                            model=CPU if smp == 1 else CPU + ",-rdrand,-rdseed", smp=smp,
                            timeout=self.timeout,
-                           args=KARGS + ["kunit.enable=0"] * self.kunit_off[k] + a.split(),
+                           args=self.kargs + ["kunit.enable=0"] * self.kunit_off[k] + a.split(),
                            deterministic=smp == 1, single_thread=smp > 1, plugin=",".join(
                                filter(None, [str(self.work / "bin/kcolour-cachesim.so"),
                                              self.layout[k], self.plugin_args,
-                                             "between_phases=skip"
-                                             if self.between_phases == "skip" else "",
+                                             "between_phases=skip" if self.smoke else "",
                                              "out=%s" % (self.work / (n + ".txt"))] + [
                                              "%s=%s" % (t, table_path(self.work, n, t))
                                              for t in self.tables])))

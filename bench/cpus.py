@@ -24,7 +24,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from benchdata import (KARGS, ROOT, Doc, Run, facts, fmt, parser, plot_png, probe_caches,
+from benchdata import (ROOT, Doc, Run, facts, fmt, parser, plot_png, probe_caches,
                        probe_cmdline, run_args, util)
 from bench import Spread, latency, net
 
@@ -398,7 +398,7 @@ def main(argv=None):
         run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/cpus.py, which runs:" % (
             dump, " QUICK=1" if quick else "")
     run.image("bench", "bench")
-    run.meta.setdefault("kargs", " ".join(KARGS))
+    run.meta.setdefault("kargs", " ".join(run.kargs))
     boots = [("%s.L%d" % (n, lay), "bench", "%s bench_layout=%d" % (a, lay))
              for n, a in cases for lay in pick + score]
     run.boot("settings x layouts", boots)

@@ -34,7 +34,7 @@ import sys
 import paired
 from attribution import PAGE_SHIFT, check, owner_name, page_maps
 from bench import latency
-from benchdata import (KARGS, ROOT, Doc, Run, facts, fmt, parser, plot_png, plugin_geometry,
+from benchdata import (ROOT, Doc, Run, facts, fmt, parser, plot_png, plugin_geometry,
                        probe_caches, read_conflicts, run_args, table_path)
 
 CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)
@@ -205,7 +205,7 @@ class Report(Doc):
             -smp 1.  Commands: `%s/commands`.
             """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
                 m["cpu"], ", ".join("%s (%s)" % (c, self.l2s[c]) for c in self.cpus),
-                " ".join(KARGS), CASE, ", ".join(map(str, self.layouts)),
+                " ".join(self.run.kargs), CASE, ", ".join(map(str, self.layouts)),
                 str(self.work).replace(str(ROOT) + "/", ""))
         self.md("""
             ## Method
@@ -387,10 +387,8 @@ def main(argv=None):
     caches = {c: probe_caches(*cpu_dump(c)) for c in cpus}
     run = Run("bench-l2-attribution", "attribution-quick" if quick else "l2-attribution", work,
               900 if quick else 3600, after_each="page_map", tables=("l2_conflicts",),
-              **run_args(opts))
-    # make check's one smoke boot with the caches running between phases,
-    # as every full run has them
-    run.between_phases = "simulate"
+              # make check's one quick boot on the full runs' path
+              smoke=False, **run_args(opts))
     run.image("bench", opts.image)
     names = []
     for c in cpus:

@@ -28,7 +28,7 @@ import sys
 import paired
 from bench import cycles, latency
 from cpus import Cpu, cpu_cycles
-from benchdata import (KARGS, ROOT, Doc, Run, bench_caches, facts, fmt, make_vars, net,
+from benchdata import (ROOT, Doc, Run, bench_caches, facts, fmt, make_vars, net,
                        parser, plot_png, plugin_geometry, run_args, util)
 
 # NAME KERNEL-ARGS: the control, then the cases judged against it.  The two
@@ -100,7 +100,7 @@ class Report(Doc):
             measurable effect within its half-width.  "layouts for ±%g%%": how many layouts
             the interval would need for that half-width at the spread seen.
             """, self.make_args, m["date"], m["qemu"], m["gcc"],
-                self.image, m["cpu"], " ".join(KARGS), len(self.layouts),
+                self.image, m["cpu"], " ".join(self.run.kargs), len(self.layouts),
                 str(self.work).replace(str(ROOT) + "/", ""),
                 ", ".join("`%s` (`%s`)" % c for c in CASES), TARGET)
         self.md("What the kernel chose (x86/kstack_colour/params, layout %d): %s.",

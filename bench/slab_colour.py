@@ -23,7 +23,7 @@ import json
 import re
 import sys
 
-from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, facts, net, parser,
+from benchdata import (ROOT, Doc, Run, Spread, bench_caches, facts, net, parser,
                        plot_png, plugin_geometry, probe, run_args, util, verdict)
 
 # The attribution's next objects after task_struct, the ring's and hackbench's.
@@ -159,7 +159,7 @@ class Report(Doc):
             median lies below the range of task's and the placebo's layouts together,
             *hurts* where above it.
             """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
-                m["cpu"], " ".join(KARGS), ", ".join(map(str, self.layouts)),
+                m["cpu"], " ".join(self.run.kargs), ", ".join(map(str, self.layouts)),
                 str(self.work).replace(str(ROOT) + "/", ""), self.colours, self.step,
                 self.colours, self.step, PLACEBO)
         for title, f in (("L1D conflict misses (set-associative minus fully-associative)",

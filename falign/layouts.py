@@ -35,7 +35,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
-from benchdata import (KARGS, ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
+from benchdata import (ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
                        facts, fmt, make_vars, net, parser, plot_png, plugin_geometry,
                        read_conflicts, run_args, table_path, verdict)
 import hot_text  # noqa: E402
@@ -241,7 +241,7 @@ class Report(Doc):
             Belady bound.  A choice *hurts* where its median lies above 16 B's range, *helps*
             where below.
             """, self.make_args, m["date"], m["qemu"], m["gcc"],
-                m["cpu"], " ".join(KARGS), str(self.work).replace(str(ROOT) + "/", ""),
+                m["cpu"], " ".join(self.run.kargs), str(self.work).replace(str(ROOT) + "/", ""),
                 ", ".join(map(str, self.layouts)))
         base = self.choices[0][0]
         rows = []
