@@ -410,10 +410,10 @@ class Run:
                           stdout=sys.stderr).returncode:
             self.bail("make -C %s failed" % " ".join(args))
 
-    def image(self, key, name, fragments=None):
+    def image(self, key, name, fragments=None, like=None):
         """kernel.image(name), or of an ad hoc fragment list built in name's
-        object dir, known to the report as KEY (test, base, sweep...).  A
-        smoke run takes QUICK_IMAGE for the bench image."""
+        object dir, known to the report as KEY (test, base, sweep...); like:
+        kernel.image()'s.  A smoke run takes QUICK_IMAGE for the bench image."""
         if self.replay:
             return None
         if self.quick and name == "bench" and fragments is None:
@@ -421,7 +421,7 @@ class Run:
         self.commands.append("python3 -m harness image " + name + (
             " --fragments '%s'" % " ".join(fragments) if fragments else ""))
         try:
-            img = self.images[key] = kernel.image(name, fragments)
+            img = self.images[key] = kernel.image(name, fragments, like=like)
         except util.Error as e:
             self.bail("image %s: %s" % (name, e))
         banner = re.search(rb"Linux version [ -~]+", (img.path / "vmlinux").read_bytes())

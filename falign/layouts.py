@@ -436,7 +436,10 @@ def main(argv=None):
         choices = [("test", "test image"), ("test-pads", "test image, padded"),
                    ("off", "image without colouring, hot text first")]
         run.image("test.L1", "test")
-        run.image("test-pads.L1", "test-pads", facts.image_spec("test")[1] + [pads(1)])
+        # the same objects as the test image's but the pads: a copy of its
+        # object dir rebuilds only those, and links
+        run.image("test-pads.L1", "test-pads", facts.image_spec("test")[1] + [pads(1)],
+                  like="test")
         run.image("off.L1", "off")
         keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], [
             ("off.L1", profile_of(facts.image_spec("off")[1]))]

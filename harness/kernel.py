@@ -96,19 +96,22 @@ def resolve(name=None, fragments=None, base=False):
     return name or "test", tree == "base", frags
 
 
-def image(name=None, fragments=None, base=False, rebuild=False):
+def image(name=None, fragments=None, base=False, rebuild=False, like=None):
     """The Image of a facts.tsv image (or of an ad hoc fragment list).
 
     A cache hit needs no tree.  When build/linux holds unexported work, that
     working tree is built and the image is not cached.  rebuild=True builds
     in an empty object dir even on a hit and fails unless the bzImage is the
-    cached one, byte for byte (reproducibility)."""
+    cached one, byte for byte (reproducibility).  like: an image that differs
+    from this one in a few options, whose object dir this one is built in:
+    kbuild then rebuilds only what those options touch, and the bzImage is
+    the same as from an empty dir (make check's falign-layouts-quick)."""
     start = time.time()
     name, base, fragments = resolve(name, fragments, base)
     frags, tree = kconfig.fragment_files(fragments), Tree(base)
     # A rebuild's object dir has the same depth (ccache then hits: see Kmake).
     obj = Path(os.environ.get("KCOLOUR_OBJ") or
-               BUILD / ("obj-rebuild" if rebuild else "obj")) / name
+               BUILD / ("obj-rebuild" if rebuild else "obj")) / (name if rebuild else like or name)
     if rebuild:
         shutil.rmtree(obj, ignore_errors=True)
     reason = "" if base else tree.unsaved()
