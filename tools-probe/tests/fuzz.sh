@@ -2,12 +2,15 @@
 # Fuzz the dump parser + decoder + derivation with libFuzzer for a bounded
 # time, seeded with the fixtures.  TAP output; a crash, a sanitizer report
 # or a broken invariant fails (the reproducer is kept in the work dir).
+# SECONDS is the fuzzing in all, spread over the cores (libFuzzer's -fork):
+# 60 on 2 cores is 30 s of two fuzzers.
 #
 # usage: fuzz.sh FIXTURES WORKDIR [SECONDS]
 set -uo pipefail
 FIXTURES=${1:?usage: fuzz.sh FIXTURES WORKDIR [SECONDS]}
 WORK=${2:?usage: fuzz.sh FIXTURES WORKDIR [SECONDS]}
 SECONDS_MAX=${3:-60}
+JOBS=$(nproc)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 . "$HERE/../harness/tap.sh"
 
@@ -31,9 +34,13 @@ done
 cd "$WORK" || exit 1
 ./fuzz-dump -runs=0 seeds >replay.log 2>&1
 tap $? "every fixture seed runs clean"
-./fuzz-dump -max_total_time="$SECONDS_MAX" -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
-	-print_final_stats=1 corpus seeds >fuzz.log 2>&1
+fork=()
+[ "$JOBS" -gt 1 ] && fork=(-fork="$JOBS")
+./fuzz-dump "${fork[@]}" -max_total_time=$((SECONDS_MAX / JOBS)) -max_len=16384 -timeout=10 \
+	-rss_limit_mb=1024 -print_final_stats=1 corpus seeds >fuzz.log 2>&1
 rc=$?
+# The final statistics: a plain run's, or the last line of a -fork run's.
 grep -E "^(Done|stat::)" fuzz.log | sed "s/^/# /"
-tap $rc "${SECONDS_MAX}s of fuzzing: no crash, leak or broken invariant"
+grep -E "^#[0-9]+: cov:" fuzz.log | tail -n 1 | sed "s/^/# /"
+tap $rc "${SECONDS_MAX}s of fuzzing ($JOBS at a time): no crash, leak or broken invariant"
 tap_end
