@@ -58,19 +58,21 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # yet; docs/design.md keeps the history of earlier measurements).
         ("figures", [PY, "scripts/check_figures.py", "stable", ".", "README.md",
                      "docs/real-hardware.md"]),
+        # The text layouts' machinery: the bench image with and without
+        # the seeded pads, booted under the simulator (make falign-layouts
+        # runs every choice in three layouts).  It builds make check's
+        # images, first, so that the object builds after it find kbuild's
+        # host tools in ccache.
+        ("falign-layouts-quick", [PY, "falign/layouts.py", "--quick"] + j),
         ("static", [PY, "scripts/check_static.py"] + (["full"] if full else [])),
         # The profile format, and the series' hot-text linker script
-        # generator (after static, which lays build/linux).
+        # generator (after the images, whose build lays build/linux).
         ("hot-text-unit", [PY, "falign/tests/test_hot_text.py"]),
         # make deb's configuration on Debian's own config (full: the
         # packages, from the test image's config).
         ("deb-config", [PY, "scripts/check_deb.py"]),
     ] + ([("deb-build", [PY, "scripts/check_deb.py", "build"])] if full else []) + [
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
-        # The text layouts' machinery: the bench image with and without
-        # the seeded pads, booted under the simulator (make falign-layouts
-        # runs every choice in three layouts).
-        ("falign-layouts-quick", [PY, "falign/layouts.py", "--quick"] + j),
         ("kernel-off", [PY, "selftests/smoke.py"]),
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
         # make perf-ab -- CMD for real, in the test image (software events).
