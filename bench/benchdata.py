@@ -381,8 +381,7 @@ class Run:
         except util.Error as e:
             self.bail(str(e))
         shutil.rmtree(self.work, ignore_errors=True)
-        (self.work / "bin").mkdir(parents=True)
-        self.make("bench/cachesim", "OUT=%s" % (self.work / "bin"), "all")
+        self.tools(self.work / "bin")
         (self.work / "run.sh").write_text("set -e\n. /bin/phases.sh\n%s\n" % LAYOUT_STEP +
                                           "".join(c + "\n" + (after_each and after_each + "\n")
                                                   for c in self.want))
@@ -404,6 +403,17 @@ class Run:
         self.tap(False, msg, diag)
         self.tap.plan()
         sys.exit(1)
+
+    def tools(self, bin_dir):
+        """The plugin and the guest programs, copied into bin_dir (a work dir
+        keeps the binaries its boots ran) from build/cachesim, where make
+        builds them once for every run (make check's cachesim-unit first)."""
+        shared = ROOT / "build/cachesim"
+        with util.locked(str(shared) + ".lock", "build in %s" % shared):
+            self.make("bench/cachesim", "OUT=%s" % shared, "plugin", "workloads")
+            bin_dir.mkdir(parents=True)
+            for name in ["kcolour-cachesim.so"] + guest_programs():
+                shutil.copy2(shared / name, bin_dir / name)
 
     def make(self, *args):
         if subprocess.run(["make", "-s", "-C", str(ROOT / args[0])] + list(args[1:]),
