@@ -15,6 +15,7 @@ timeout: busybox's has no --foreground), and the guest runs
 `tools/testing/kunit/kunit.py parse`.  TAP; progress on stderr.
 """
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -52,8 +53,9 @@ def install(tree):
     say("make headers; make -C tools/testing/selftests TARGETS=%s install (log %s)"
         % (COLLECTION, log))
     with open(log, "w") as f:
-        for cmd in (["make", "-C", str(tree), "ARCH=x86_64", "O=%s" % obj, "headers"],
-                    ["make", "-C", str(tree / "tools/testing/selftests"), "ARCH=x86_64",
+        jobs = "-j%d" % os.cpu_count()
+        for cmd in (["make", jobs, "-C", str(tree), "ARCH=x86_64", "O=%s" % obj, "headers"],
+                    ["make", jobs, "-C", str(tree / "tools/testing/selftests"), "ARCH=x86_64",
                      "O=%s" % obj, "TARGETS=" + COLLECTION, "CC=gcc -static",
                      "INSTALL_PATH=%s" % dest, "install"]):
             if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode:

@@ -10,6 +10,7 @@ usage: selftests/matrix.py [--cases REGEX] [--jobs N] [check|full]
 import argparse
 import functools
 import io
+import os
 import re
 import shutil
 import subprocess
@@ -50,8 +51,8 @@ def guest(tree):
               (("x86", ["all_32", "all_64"]), ("ptrace", []), ("breakpoints", []), ("clone3", []))]
     with open(log, "w") as f:
         for args in steps:
-            if subprocess.run(["make", "-s", "-C"] + [str(a) for a in args], stdout=f,
-                              stderr=subprocess.STDOUT).returncode:
+            cmd = ["make", "-s", "-j%d" % os.cpu_count(), "-C"] + [str(a) for a in args]
+            if subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT).returncode:
                 raise util.Error("building the guest programs failed: make -C %s (see %s)"
                                    % (args[0], log))
         demo.guest_tools(bindir, demo=False, log=f)
