@@ -24,6 +24,7 @@ import collections
 import concurrent.futures
 import functools
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -97,9 +98,10 @@ class ObjDir:
                                         list(options) + list(targets)).encode())
         return util.CACHE / "static-base" / key.hexdigest()[:16]
 
-    def make(self, targets, *options):
-        """(status, output) of make -k OPTIONS TARGETS, each .o rebuilt."""
-        cached = self.cache_file(targets, options) if self.tree.base else None
+    def make(self, targets, *options, cache=True):
+        """(status, output) of make -k OPTIONS TARGETS, each .o rebuilt; the
+        base's output cached unless cache=False."""
+        cached = self.cache_file(targets, options) if self.tree.base and cache else None
         if cached and cached.exists():
             return 0, cached.read_text()
         if not self.configured:
@@ -150,9 +152,50 @@ def check_kernel_doc(t, series):
       diag=lines)
 
 
+# kbuild's CHECK for coccicheck(): it notes the include flags kbuild passes.
+RECORD = """#!/bin/sh
+printf '%s\\n' "$LINUXINCLUDE" >"$(dirname "$0")/linuxinclude"
+"""
+
+
 def coccicheck(d, c_files):
-    return d.make(d.objects(c_files), "C=1", "MODE=report",
-                  "CHECK=%s/scripts/coccicheck" % d.tree.path)
+    """(status, output) of scripts/coccicheck MODE=report on the C files
+    this tree has: each semantic patch once over all of them, a file a
+    group (spatch --file-groups: each file matched on its own, as kbuild's
+    C=1 runs it a file at a time, where files named together on spatch's
+    command line would be one group), a script a core at a time; not a
+    spatch a script and a file (about 1 s each to start).  The include
+    flags are kbuild's, noted by a CHECK of ours while it builds them."""
+    objects = d.objects(c_files)
+    cached = d.cache_file(objects, ["coccicheck --file-groups"]) if d.tree.base else None
+    if cached and cached.exists():
+        return 0, cached.read_text()
+    work = d.kmake.obj / "coccicheck"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    (work / "record.sh").write_text(RECORD)
+    (work / "record.sh").chmod(0o755)
+    rc, out = d.make(objects, "C=1", "CHECK=%s" % (work / "record.sh"), cache=False)
+    if rc:
+        return rc, out
+    groups = work / "groups"
+    groups.write_text("\n\n".join(str(d.tree.path / (o[:-2] + ".c")) for o in objects) + "\n")
+    env = dict(d.kmake.env, srctree=str(d.tree.path), MODE="report", J="1",
+               LINUXINCLUDE=(work / "linuxinclude").read_text().strip(),
+               SPFLAGS="--file-groups %s" % groups)
+
+    def run(script):
+        return subprocess.run([str(d.tree.path / "scripts/coccicheck")], cwd=d.kmake.obj,
+                              env=dict(env, COCCI=str(script)), capture_output=True, text=True)
+    scripts = sorted((d.tree.path / "scripts/coccinelle").rglob("*.cocci"))
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        runs = list(pool.map(run, scripts))
+    out = "".join(r.stdout + r.stderr for r in runs)
+    rc = max(r.returncode for r in runs)
+    if cached and rc == 0:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(out)
+    return rc, out
 
 
 def cocci_reports(output):
@@ -172,15 +215,20 @@ def check_coccicheck(t, series, base, full):
                                                       "patched and base" if full else "new"))
     runs = both(lambda d: coccicheck(d, c_files), series, base) if full else {
         series: coccicheck(series, c_files)}
+    scripts = len(list(series.tree.path.glob("scripts/coccinelle/**/*.cocci")))
     for rc, out in runs.values():
-        if rc:
-            return t(False, "coccicheck MODE=report runs on the changed C files",
+        # coccicheck echoes each spatch it runs, and names each it skips
+        ran, skipped = out.count("spatch -D report "), out.count("Skipping coccinelle SmPL patch")
+        if rc or not ran or ran + skipped != scripts:
+            return t(False, "coccicheck MODE=report runs its %d semantic patches on the changed "
+                     "C files (%d ran, %d skipped)" % (scripts, ran, skipped),
                      diag=out.splitlines()[-10:])
     reports = {d: cocci_reports(out) for d, (_, out) in runs.items()}
     if not full:
         return t(not reports[series], "coccicheck MODE=report: no reports on the %d C files the "
-                 "series add (%s; %ds; make static-check compares every changed file with "
-                 "the base)" % (len(c_files), " ".join(c_files), time.time() - start),
+                 "series add (%s; %d semantic patches, %d run; %ds; make static-check compares "
+                 "every changed file with the base)" % (
+                     len(c_files), " ".join(c_files), scripts, ran, time.time() - start),
                  diag=["%s: %s" % k for k in reports[series]])
     new = sorted("%s: %s" % k for k, n in reports[series].items() if n > reports[base][k])
     t(not new, "coccicheck MODE=report: no new reports on the %d changed C files (%d in the "
