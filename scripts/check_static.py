@@ -158,6 +158,11 @@ printf '%s\\n' "$LINUXINCLUDE" >"$(dirname "$0")/linuxinclude"
 """
 
 
+def semantic_patches(tree):
+    """The kernel's semantic patches, in the order coccicheck takes them."""
+    return sorted((tree.path / "scripts/coccinelle").rglob("*.cocci"))
+
+
 def coccicheck(d, c_files):
     """(status, output) of scripts/coccicheck MODE=report on the C files
     this tree has: each semantic patch once over all of them, a file a
@@ -187,9 +192,8 @@ def coccicheck(d, c_files):
     def run(script):
         return subprocess.run([str(d.tree.path / "scripts/coccicheck")], cwd=d.kmake.obj,
                               env=dict(env, COCCI=str(script)), capture_output=True, text=True)
-    scripts = sorted((d.tree.path / "scripts/coccinelle").rglob("*.cocci"))
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
-        runs = list(pool.map(run, scripts))
+        runs = list(pool.map(run, semantic_patches(d.tree)))
     out = "".join(r.stdout + r.stderr for r in runs)
     rc = max(r.returncode for r in runs)
     if cached and rc == 0:
@@ -215,7 +219,7 @@ def check_coccicheck(t, series, base, full):
                                                       "patched and base" if full else "new"))
     runs = both(lambda d: coccicheck(d, c_files), series, base) if full else {
         series: coccicheck(series, c_files)}
-    scripts = len(list(series.tree.path.glob("scripts/coccinelle/**/*.cocci")))
+    scripts = len(semantic_patches(series.tree))
     for rc, out in runs.values():
         # coccicheck echoes each spatch it runs, and names each it skips
         ran, skipped = out.count("spatch -D report "), out.count("Skipping coccinelle SmPL patch")
