@@ -63,7 +63,7 @@ def profile_of(fragments):
     if "CONFIG_HOT_TEXT_ORDER=y" not in lines:
         return None
     named = list(kernel.files_named(lines, series.Tree().path))
-    return named[-1] if named else hot_text.DEFAULT
+    return named[-1] if named else hot_text.series_profile()
 
 
 def pads(layout):
@@ -363,7 +363,7 @@ class Report(Doc):
                        self.spread(base, i, lambda p: p.insns).median - 1))
                 for c, _ in self.choices]
             for i in self.rows])
-        hot = {name for _, name, _ in hot_text.read(hot_text.DEFAULT)}
+        hot = {name for _, name, _ in hot_text.read(hot_text.series_profile())}
         size = {c: [text_sizes(self.run.system_map("%s.L%d" % (c, lay)), hot, self.line)
                     for lay in self.layouts] for c, _ in self.choices}
         text = {c: Spread([x[0] for x in size[c]]).median for c in size}

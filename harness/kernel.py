@@ -66,9 +66,10 @@ def image_key(base, frags):
         lines = [l for l in f.read_text().splitlines()
                  if re.match(r"CONFIG_|# CONFIG_\w+ is not set", l)]
         h.update(("fragment %s\n%s\n" % (f.name, "\n".join(lines))).encode())
+        # The name is in the fragment's lines; the file's path here is not
+        # an input (clones differ), its bytes are.
         for named in files_named(lines, Tree(base).path):
-            h.update(b"file %s\n" % str(named).encode() +
-                     (named.read_bytes() if named.is_file() else b"(missing)\n"))
+            h.update(b"file\n" + (named.read_bytes() if named.is_file() else b"(missing)\n"))
     return h.hexdigest()[:16]
 
 
@@ -82,7 +83,9 @@ def files_named(lines, srctree):
     for line in lines:
         name, _, value = line.partition("=")
         if name in FILE_OPTIONS and len(value) > 1 and value[0] == value[-1] == '"':
-            yield Path(srctree, value[1:-1])   # an absolute value stays absolute
+            # An absolute value stays absolute.  ".." is resolved by name:
+            # the tree need not exist yet (an image's key is known before it).
+            yield Path(os.path.normpath(Path(srctree, value[1:-1])))
 
 
 def resolve(name=None, fragments=None, base=False):
@@ -114,7 +117,7 @@ def image(name=None, fragments=None, base=False, rebuild=False, like=None):
                BUILD / ("obj-rebuild" if rebuild else "obj")) / (name if rebuild else like or name)
     if rebuild:
         shutil.rmtree(obj, ignore_errors=True)
-    reason = "" if base else tree.unsaved()
+    reason = "" if base else tree.unsaved_settled()
     cached = None
     if (tree.path / ".git").exists() and reason:
         say("warning: %s: building that working tree, not caching the image" % reason)

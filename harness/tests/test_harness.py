@@ -392,12 +392,30 @@ class RunnerTest(unittest.TestCase):
         """a non-zero exit and no test are failures; a skip is not a pass"""
         with tempfile.TemporaryDirectory() as d, mock.patch.object(check, "LOGDIR", Path(d)), \
                 mock.patch("sys.stdout", io.StringIO()):
-            r = [check.run_suite("crash", ["sh", "-c", "echo 'ok 1 - fine'; exit 3"]),
+            r = [check.run_suite("crash", ["sh", "-c", "echo 'ok 1 - fine'; echo why >&2; exit 3"]),
                  check.run_suite("empty", ["true"]),
                  check.run_suite("skips", ["sh", "-c", "echo 'ok 1 - a # SKIP b'; echo 'ok 2 - c'"])]
             log = (Path(d) / "crash.tap").read_text()
         self.assertEqual([x[:3] for x in r], [(1, 1, 0), (0, 1, 0), (1, 0, 1)])
         self.assertIn("crash exited with status 3", log)
+        self.assertIn("# stderr: why", log)
+
+    def test_background(self):
+        """a background suite runs beside the suites after it (each waits
+        for the other here), counts in the total, and keeps its row's place"""
+        with tempfile.TemporaryDirectory() as d, mock.patch.object(check, "LOGDIR", Path(d)), \
+                mock.patch("sys.stdout", io.StringIO()) as out:
+            a, b = Path(d) / "a", Path(d) / "b"
+            wait_for = "i=0; while [ ! -e %s ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; "
+            rc = check.main([("bg", ["sh", "-c", wait_for % a +
+                                     "[ -e %s ] && touch %s && echo 'ok 1 - bg'" % (a, b)],
+                              None, True),
+                             ("fg", ["sh", "-c", "touch %s; " % a + wait_for % b +
+                                     "[ -e %s ] && echo 'ok 1 - fg'" % b])])
+        self.assertEqual(rc, 0)
+        text = out.getvalue()
+        self.assertIn("== bg (in the background)", text)
+        self.assertRegex(text, r"bg .*\n\s*fg .*\n\n2 passed, 0 failed, 0 skipped")
 
     def test_locked(self):
         """a second holder waits for the first, and is told it waited"""
@@ -537,7 +555,8 @@ class ImageKeyTest(unittest.TestCase):
 
     def test_named_file(self):
         """a file a fragment names in HOT_TEXT_PROFILE is an input: its bytes
-        (absolute, or relative to the tree), or its absence"""
+        (absolute, or relative to the tree, which need not exist: ".." is
+        resolved by name), or its absence; not its path"""
         prof = self.frags / "hot.profile"
         one = self.frags / "one.config"
         one.write_text(one.read_text() + 'CONFIG_HOT_TEXT_PROFILE="%s"\n' % prof)
@@ -548,7 +567,24 @@ class ImageKeyTest(unittest.TestCase):
         self.assertEqual(len({missing, first, self.key()}), 3)
         self.assertEqual(list(kernel.files_named(['CONFIG_HOT_TEXT_PROFILE="../x.profile"',
                                                   'CONFIG_OTHER="/etc/passwd"'], Path("/t/linux"))),
-                         [Path("/t/linux/../x.profile")])
+                         [Path("/t/x.profile")])
+
+    def test_named_file_where(self):
+        """a relative profile is read from beside a tree that need not exist
+        yet; where the clone is (the tree's path) is not an input"""
+        one = self.frags / "one.config"
+        one.write_text(one.read_text() + 'CONFIG_HOT_TEXT_PROFILE="../hot.profile"\n')
+        keys = []
+        for where in ("a", "b"):
+            (self.frags / where).mkdir()
+            (self.frags / where / "hot.profile").write_text("1\tf\n")
+            tree = mock.Mock(path=self.frags / where / "linux")   # not made
+            with mock.patch.object(kernel, "Tree", lambda base: tree):
+                keys.append(self.key())
+                (self.frags / where / "hot.profile").write_text("2\tf\n")
+                keys.append(self.key())
+        self.assertEqual(keys[0], keys[2])
+        self.assertNotEqual(keys[0], keys[1])
 
     def test_fragment_order(self):
         """the fragments' order is an input (merge_config.sh: the last one wins)"""
