@@ -5,7 +5,11 @@ seconds since the suite started (so a log shows where the time goes).  A suite
 that exits non-zero without a failed test, or that runs no test, counts as
 one failure of its own, so nothing fails silently.  The closing line is
 "N passed, N failed, N skipped"; a skip is a check whose environment
-cannot run it, never a pass."""
+cannot run it, never a pass.
+
+A background suite (a kernel build) runs beside the suites after it, on the
+core that single-threaded suites leave idle; a suite that needs its image
+waits on the image's lock (kernel.image), then finds it cached."""
 
 import os
 import re
@@ -13,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import NamedTuple, Optional
 
 from . import facts, tap, util
 
@@ -20,13 +25,16 @@ PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
 LOGDIR = facts.ROOT / "build/test-logs"   # python3 -m harness check --logdir DIR
 
 
-def run_suite(name, cmd, env=None):
-    """(passed, failed, skipped, seconds) of one suite."""
+def run_suite(name, cmd, env=None, background=False):
+    """(passed, failed, skipped, seconds) of one suite; a background one's
+    progress lines are marked with its name."""
     LOGDIR.mkdir(parents=True, exist_ok=True)
     log = LOGDIR / (name + ".tap")
     start = time.time()
     what = " ".join(os.path.basename(c) if c == sys.executable else c for c in cmd)
-    print("== %s: %s" % (name, what if len(what) < 100 else what[:96] + " ..."), flush=True)
+    print("== %s%s: %s" % (name, " (in the background)" if background else "",
+                           what if len(what) < 100 else what[:96] + " ..."), flush=True)
+    mark = "(%s) " % name if background else ""
     with open(log, "w") as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True, cwd=facts.ROOT,
                              env=dict(os.environ, **(env or {})), stdin=subprocess.DEVNULL)
@@ -38,7 +46,8 @@ def run_suite(name, cmd, env=None):
                     err_lines.append(line)
                     err.write(line)
                     if PROGRESS.match(line):
-                        sys.stdout.write("   %6s %s" % (util.fmt_time(time.time() - start), line))
+                        sys.stdout.write("   %6s %s%s" % (util.fmt_time(time.time() - start),
+                                                         mark, line))
                         sys.stdout.flush()
         t = threading.Thread(target=relay)
         t.start()
@@ -54,11 +63,10 @@ def run_suite(name, cmd, env=None):
         extra.append("not ok - %s ran no test" % name)
     if extra:
         failed += len(extra)
+        # Why it exited shows in make check's own output, not only in the log.
+        extra += ["# stderr: " + l.rstrip("\n") for l in err_lines[-20:]]
         with open(log, "a") as out:
             out.write("\n".join(extra) + "\n")
-        if err_lines:
-            with open(log, "a") as out:
-                out.write("".join("# stderr: " + l for l in err_lines[-20:]))
     stripped = [l.lstrip() for l in text + extra]
     shown = [l for l in stripped if l.startswith("not ok") or
              (l.startswith("# ") and not l.startswith(("# ok", "# Subtest:")))] + \
@@ -71,12 +79,32 @@ def run_suite(name, cmd, env=None):
     return passed, failed, skipped, secs
 
 
+class Suite(NamedTuple):
+    """A suite of suites.py: background=True starts it at its place, beside
+    the suites after it."""
+    name: str
+    cmd: list
+    env: Optional[dict] = None
+    background: bool = False
+
+
 def main(suites):
-    """Run (name, cmd[, env]) suites; print the table and the closing line."""
+    """Run the suites ((name, cmd[, env[, background]])) in order; print the
+    table, in that order, and the closing line."""
+    suites = [Suite(*s) for s in suites]
+    results, threads = [None] * len(suites), []
+    for i, s in enumerate(suites):
+        if s.background:
+            threads.append(threading.Thread(target=lambda i=i, s=s: results.__setitem__(
+                i, run_suite(s.name, s.cmd, s.env, background=True))))
+            threads[-1].start()
+        else:
+            results[i] = run_suite(s.name, s.cmd, s.env)
+    for t in threads:
+        t.join()
     rows, total = [], [0, 0, 0]
-    for s in suites:
-        p, f, k, secs = run_suite(*s)
-        rows.append("%-22s %5d %5d %5d %6ds" % (s[0], p, f, k, secs))
+    for s, (p, f, k, secs) in zip(suites, results):
+        rows.append("%-22s %5d %5d %5d %6ds" % (s.name, p, f, k, secs))
         total = [total[0] + p, total[1] + f, total[2] + k]
     print()
     print("%-22s %5s %5s %5s %7s" % ("suite", "pass", "fail", "skip", "time"))

@@ -102,6 +102,9 @@ def series_digest(base=False):
 
 # ------------------------------------------------------------- the tree
 
+TREE_LOCK = BUILD / ".linux.lock"   # held while build/linux is laid
+
+
 class Tree:
     """build/linux (or build/linux-base, the base alone) and its state."""
 
@@ -125,6 +128,13 @@ class Tree:
             return "build/linux has uncommitted changes (commit them, then 'make export')"
         return ""
 
+    def unsaved_settled(self):
+        """unsaved(), once a make tree that another run is laying (make
+        check's background build, say) has finished: a half-laid tree is not
+        unsaved work."""
+        with locked(TREE_LOCK, "make tree"):
+            return self.unsaved()
+
     def current(self):
         """build/linux is exactly base + the current series."""
         return ((self.path / ".git").exists() and not self.unsaved() and
@@ -144,7 +154,7 @@ class Tree:
     def ensure(self):
         """Lay the tree when it is missing or older than kernel-patches/;
         the base tree is a work tree of build/linux's kcolour-base tag."""
-        with locked(BUILD / ".linux.lock", "make tree"):
+        with locked(TREE_LOCK, "make tree"):
             self._ensure()
 
     def _ensure(self):

@@ -22,8 +22,9 @@ def single(what, cmd):
 
 
 def suites(full, fuzz_seconds=None, jobs=None):
-    """(name, command[, env]) in order; fuzz_seconds and jobs (the boots' at a
-    time) from python3 -m harness check's flags."""
+    """(name, command[, env[, background]]) in order (check.Suite);
+    fuzz_seconds and jobs (the boots' at a time) from python3 -m harness
+    check's flags."""
     fixtures = str(facts.path("fixtures"))
     j = ["--jobs", str(jobs)] if jobs else []
     fuzz = str(fuzz_seconds or (600 if full else 60))
@@ -32,6 +33,11 @@ def suites(full, fuzz_seconds=None, jobs=None):
              "cc %s -o %s/test-dump %s/test-dump.c tools-probe/cpuid_dump.c"
              % (CFLAGS, T, T, CFLAGS, T, T))
     return [
+        # The image without colouring (falign-layouts-quick and kernel-off
+        # boot it) builds while the single-threaded suites (series) leave a
+        # core idle.
+        ("kernel-off-image", [PY, "-m", "harness", "image-check", "off", "--no-rebuild"], None,
+         True),
         ("build", single("probe and unit tests build with -Werror", build)),
         ("geom-unit", [T + "/test-geom"]),
         ("dump-unit", [T + "/test-dump"], {"FIXTURES": fixtures}),
@@ -74,7 +80,8 @@ def suites(full, fuzz_seconds=None, jobs=None):
     ] + ([("deb-build", [PY, "scripts/check_deb.py", "build"])] if full else []) + [
         ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
         ("kernel-off", [PY, "selftests/smoke.py"]),
-        ("kernel-test", [PY, "-m", "harness", "image-check", "test"]),
+        # The test image again, in an empty object dir, beside the boots.
+        ("kernel-test", [PY, "-m", "harness", "image-check", "test"], None, True),
         # make perf-ab -- CMD for real, in the test image (software events).
         ("perf-ab-guest", [PY, "bench/tests/perf_ab_guest.py"]),
         # The KUnit suite as the kernel's own runner runs it: kunit.py exec
