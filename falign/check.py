@@ -230,7 +230,7 @@ def main():
         return 1
     tree = series.Tree()
     try:
-        if reason := tree.unsaved():
+        if reason := tree.unsaved_settled():
             say("warning: %s: checking that working tree" % reason)
         else:
             tree.ensure()
