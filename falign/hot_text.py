@@ -50,14 +50,6 @@ import profile_diff  # noqa: E402
 from harness import facts, series, util  # noqa: E402
 
 DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
-
-
-def series_profile():
-    """The series' own profile (DEFAULT), laying the tree if it is missing: a
-    cached image needs no tree, but what its text was ordered by lives there."""
-    series.Tree().ensure()
-    return DEFAULT
-
 WSET = "hot-text-train"
 # A workload's hot set: its hottest functions that run this share of its
 # kernel instructions (the ring's: 98 functions, 35 KiB).
@@ -79,6 +71,13 @@ SELECTS = ("count", "density")
 
 class Error(util.Error):
     """A profile or its inputs are wrong: the message says which file and line."""
+
+
+def series_profile():
+    """The series' own profile (DEFAULT), laying the tree if it is missing: a
+    cached image needs no tree, but what its text was ordered by lives there."""
+    series.Tree().ensure()
+    return DEFAULT
 
 
 def symbols(system_map):

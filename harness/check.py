@@ -11,6 +11,7 @@ A background suite (a kernel build) runs beside the suites after it, on the
 core that single-threaded suites leave idle; a suite that needs its image
 waits on the image's lock (kernel.image), then finds it cached."""
 
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -92,16 +93,11 @@ def main(suites):
     """Run the suites ((name, cmd[, env[, background]])) in order; print the
     table, in that order, and the closing line."""
     suites = [Suite(*s) for s in suites]
-    results, threads = [None] * len(suites), []
-    for i, s in enumerate(suites):
-        if s.background:
-            threads.append(threading.Thread(target=lambda i=i, s=s: results.__setitem__(
-                i, run_suite(s.name, s.cmd, s.env, background=True))))
-            threads[-1].start()
-        else:
-            results[i] = run_suite(s.name, s.cmd, s.env)
-    for t in threads:
-        t.join()
+    with concurrent.futures.ThreadPoolExecutor() as pool:
+        # In order: a background suite is submitted at its place, the others run there.
+        runs = [pool.submit(run_suite, s.name, s.cmd, s.env, True) if s.background
+                else run_suite(s.name, s.cmd, s.env) for s in suites]
+        results = [r.result() if isinstance(r, concurrent.futures.Future) else r for r in runs]
     rows, total = [], [0, 0, 0]
     for s, (p, f, k, secs) in zip(suites, results):
         rows.append("%-22s %5d %5d %5d %6ds" % (s.name, p, f, k, secs))
