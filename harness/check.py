@@ -26,6 +26,13 @@ PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
 LOGDIR = facts.ROOT / "build/test-logs"   # python3 -m harness check --logdir DIR
 
 
+def say(line):
+    """A line of make check's output in one write: a background suite's
+    lines come from another thread, and print() writes the newline apart."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def run_suite(name, cmd, env=None, background=False):
     """(passed, failed, skipped, seconds) of one suite; a background one's
     progress lines are marked with its name."""
@@ -33,8 +40,8 @@ def run_suite(name, cmd, env=None, background=False):
     log = LOGDIR / (name + ".tap")
     start = time.time()
     what = " ".join(os.path.basename(c) if c == sys.executable else c for c in cmd)
-    print("== %s%s: %s" % (name, " (in the background)" if background else "",
-                           what if len(what) < 100 else what[:96] + " ..."), flush=True)
+    say("== %s%s: %s" % (name, " (in the background)" if background else "",
+                         what if len(what) < 100 else what[:96] + " ..."))
     mark = "(%s) " % name if background else ""
     with open(log, "w") as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True, cwd=facts.ROOT,
@@ -73,10 +80,10 @@ def run_suite(name, cmd, env=None, background=False):
              (l.startswith("# ") and not l.startswith(("# ok", "# Subtest:")))] + \
         ["skip: " + r.text + " # " + r.reason for r in results if r.skip]
     for l in shown[:40]:
-        print(l)
+        say(l)
     secs = time.time() - start
-    print("   %s: %d passed, %d failed, %d skipped (%ds, log %s)"
-          % (name, passed, failed, skipped, secs, os.path.relpath(log, facts.ROOT)), flush=True)
+    say("   %s: %d passed, %d failed, %d skipped (%ds, log %s)"
+        % (name, passed, failed, skipped, secs, os.path.relpath(log, facts.ROOT)))
     return passed, failed, skipped, secs
 
 
