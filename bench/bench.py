@@ -5,12 +5,15 @@ Real programs (lighttpd under ab, hackbench) and the microbenchmarks (ring,
 messaging, forkloop), each in its own marker phase, boot by boot under the
 kcolour-cachesim plugin simulating the caches of a real CPU (facts.tsv's
 bench-dump, decoded by kcolour-probe).  Every case boots in LAYOUTS layouts
-(bench/workloads/layout.c) at every -smp of SMPS; figures are the median and
-the range over the layouts.  The headline is estimated cycles per event
-(latencies from facts.tsv, docs/results/bench.md cites them); the checks (TAP
+(bench/workloads/layout.c) at every -smp of SMPS; each case is paired with off
+layout by layout (bench/paired.py: the mean ratio and its 95% t interval), and a
+placebo (colouring off, an argument as long as on's) shows the method's own bias.
+The headline is estimated cycles per event (latencies from facts.tsv,
+docs/results/bench.md cites them); absolute figures are the median and the range
+over the layouts.  The checks (TAP
 on stdout): every phase complete, ab's requests all served, the MIN bound
 never above LRU or PLRU, repeated boots byte-identical, and the cost of the
-series built in but off against the base kernel.  QUICK: two cases at -smp 1
+series built in but off against the base kernel.  QUICK: off and on at -smp 1
 and 2, two layouts, the bench-quick workloads, into build/bench/quick.
 Other CPUs' caches: bench/cpus.py (make bench-cpus, make bench-cpu).
 Flags (make's QUICK=1, JOBS=N, WORK=DIR, POOL=parallel, REPORT_ONLY=1, RESUME=1):
@@ -24,19 +27,30 @@ import statistics
 import subprocess
 import sys
 
+import paired
 from benchdata import (CACHES, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, parser,
-                       pct, plot_png, plugin_geometry, probe_caches, run_args, util, verdict)
+                       pct, plot_png, plugin_geometry, probe_caches, run_args, util)
 
-# NAME IMAGE KERNEL-ARGS, in report order: the series with colouring off, at
-# its defaults and with task_struct colouring too, the base kernel with the upstream randomize_kstack_offset
-# and without.  QUICK takes the first two.
-CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
-         ("task", "bench", "kstack_colour=task"),
-         ("rko", "bench-base", "randomize_kstack_offset=on"), ("base", "bench-base", "")]
+# NAME KERNEL-ARGS of stack colouring's paired comparison (make bench and make
+# bench-paired): the control, a placebo (colouring off, an argument as long as
+# on's, so that the command line moves the boot's allocations alike) and the
+# colouring at what the kernel derives.
+STACK_CASES = [("off", "kstack_colour=off"), ("placebo", "kstack_colour=off,policy=rr"),
+               ("on", "kstack_colour=on,level=auto")]
+# NAME IMAGE KERNEL-ARGS, in report order: those, task_struct colouring too,
+# the base kernel with the upstream randomize_kstack_offset and without.
+# Every case is paired with the first.
+CASES = [(n, "bench", a) for n, a in STACK_CASES] + [
+    ("task", "bench", "kstack_colour=task"),
+    ("rko", "bench-base", "randomize_kstack_offset=on"), ("base", "bench-base", "")]
+# A quick run's cases; the second boots twice (determinism across job pools).
+QUICK_CASES = ("off", "on")
+REPEATED = "on"
+TARGET = 0.5    # the half-width (%) the layouts are chosen for (make bench-paired)
 # -smp 1 runs under -icount, repeatably; more vCPUs hang there (QEMU 7.2:
 # bench/cachesim/README.md, SMP) and run on one TCG thread on host time
-# instead, so their figures move from boot to boot: the layouts' range
-# holds that noise too.
+# instead, so their figures move from boot to boot: the pairs' spread holds
+# that noise too.
 SMPS, LAYOUTS = (1, 4), (1, 2, 3, 4, 5)
 QUICK_SMPS, QUICK_LAYOUTS = (1, 2), (1, 2)
 # Off against base: the issue's limit on the cost of the series built in, per
@@ -44,7 +58,7 @@ QUICK_SMPS, QUICK_LAYOUTS = (1, 2), (1, 2)
 INSN_TOLERANCE = {"ring": 0.001, "forkloop": 0.003}
 # The cycle model's inputs are scaled by each of these to test the verdicts.
 SENSITIVITY = (0.5, 1.0, 1.5)
-COLOURS = ("#d62728", "#1f77b4", "#9467bd", "#2ca02c", "#ff7f0e")
+COLOURS = ("#d62728", "#7f7f7f", "#1f77b4", "#9467bd", "#2ca02c", "#ff7f0e")
 
 
 def name(case, smp, layout):
@@ -111,19 +125,28 @@ class Report(Doc):
     def spread(self, case, smp, i, f):
         return Spread([f(p) for p in self.phases(case, smp, i)])
 
+    def pair(self, case, smp, i, f):
+        """case against off, layout by layout (bench/paired.py)."""
+        return paired.Paired([f(p) for p in self.phases("off", smp, i)],
+                             [f(p) for p in self.phases(case, smp, i)])
+
+    @property
+    def judged(self):
+        """The case the PLRU table judges: colouring on."""
+        return "on" if "on" in self.names else self.names[1]
+
     @property
     def labels(self):
         return [p.label for p in self.boots[name(self.names[0], self.smps[0], self.layouts[0])]]
 
-    def stable(self, smp, i, case=None, kind="sa_miss"):
-        """The verdict of case against off at every scaling of the cycle
-        model's CPI and latencies: the verdict at 1x, with " (flips)" where
-        the 9 do not all agree."""
-        case = case or self.names[1]
-        got = {(c, lt): verdict(*(self.spread(x, smp, i, lambda p: cycles(p, self.lat, kind, c, lt))
-                                  for x in (case, "off")))
+    def stable(self, smp, i, case, kind="sa_miss"):
+        """case against off in estimated cycles, paired: the interval and its
+        verdict under the model at 1x, with " (flips)" where the verdicts at
+        the 9 scalings of its CPI and latencies do not all agree."""
+        got = {(c, lt): self.pair(case, smp, i, lambda p: cycles(p, self.lat, kind, c, lt))
                for c in SENSITIVITY for lt in SENSITIVITY}
-        return got[(1.0, 1.0)] + ("" if len(set(got.values())) == 1 else " (flips)")
+        return got[(1.0, 1.0)].cell() + (
+            "" if len({g.verdict for g in got.values()}) == 1 else " (flips)")
 
     def layout_table(self, smp):
         """How far the layouts move placement, per workload, for each case:
@@ -146,11 +169,43 @@ class Report(Doc):
         rows = []
         for i, label in enumerate(self.labels):
             unit = self.phases(self.names[0], smp, i)[0].unit[0]
-            cells = [str(self.spread(c, smp, i, lambda p: cycles(p, self.lat)))
-                     for c in self.names]
-            rows.append([label, unit] + cells + [self.stable(smp, i, c) for c in self.names[1:]])
-        self.table(["workload", "per"] + self.names + ["%s vs off" % c for c in self.names[1:]],
-                   rows, "ll" + "r" * len(self.names) + "l" * (len(self.names) - 1))
+            rows.append([label, unit, str(self.spread("off", smp, i, lambda p: cycles(p, self.lat)))]
+                        + [self.stable(smp, i, c) for c in self.names[1:]])
+        self.table(["workload", "per", "off, median [range]"] +
+                   ["%s vs off" % c for c in self.names[1:]], rows, "ll" + "r" * len(self.names))
+
+    def verdicts(self, smp):
+        """Each case against off over the workloads, estimated cycles at -smp
+        smp: where the interval excludes 0, and the widest where it does not."""
+        est = lambda p: cycles(p, self.lat)  # noqa: E731
+        if len(self.layouts) < 2:
+            return ["None: one layout cannot give an interval."]
+        out = []
+        for case in self.names[1:]:
+            found = [(label, self.pair(case, smp, i, est)) for i, label in enumerate(self.labels)]
+            real = ["%s %s" % (label, c.interval()) for label, c in found if c.real]
+            quiet = [c.half_width for _, c in found if not c.real]
+            out.append("- %s: %s%s." % (
+                case, "different on %d of %d workloads: %s" % (len(real), len(found),
+                                                                "; ".join(real))
+                if real else "no measurable effect on any of the %d workloads" % len(found),
+                "%s, the widest interval ±%.2f%%" % (
+                    "; no measurable effect on the other %d" % len(quiet) if real else "",
+                    max(quiet)) if quiet else ""))
+        return out
+
+    def layouts_needed(self, target=TARGET):
+        """The layouts that would give on against off a half-width of target %
+        in estimated cycles, -smp 1, on the workloads the evidence names."""
+        est = lambda p: cycles(p, self.lat)  # noqa: E731
+        out = []
+        for i, label in enumerate(self.labels):
+            if re.match(r"web c=4 |hackbench ", label) and self.judged != "off":
+                c = self.pair(self.judged, self.smps[0], i, est)
+                need = c.pairs_for(target)
+                out.append("%s ±%.2f%% (%s)" % (label, c.half_width, "n/a" if need is None else
+                                                 "%d layouts" % need))
+        return "; ".join(out)
 
     def against_off(self, case, smp, f):
         """case's medians over off's, the geometric mean over the workloads, in %."""
@@ -187,44 +242,49 @@ class Report(Doc):
                                 cache, "all")]["min_bound"] / p.unit[1]))])
         self.table(["workload", "case", "LRU", "PLRU", "FA-LRU", "MIN bound"], rows, "llrrrr")
 
+    def colour(self, case):
+        """A case's colour in every plot: CASES' order, a quick run's too."""
+        return COLOURS[[n for n, _, _ in CASES].index(case) % len(COLOURS)]
+
     def plru_table(self, smp):
-        """The headline under PLRU: the verdicts of the second case against off."""
+        """The headline under PLRU: colouring on against off, paired."""
         rows = []
         for i, label in enumerate(self.labels):
-            rows.append([label, self.stable(smp, i), self.stable(smp, i, kind="plru_miss")])
-        self.table(["workload"] + ["%s vs off, %s" % (self.names[1], k) for k in ("LRU", "PLRU")],
-                   rows, "lll")
+            rows.append([label, self.stable(smp, i, self.judged),
+                         self.stable(smp, i, self.judged, kind="plru_miss")])
+        self.table(["workload"] + ["%s vs off, %s" % (self.judged, k) for k in ("LRU", "PLRU")],
+                   rows, "lrr")
 
     def plot(self, png, smp):
-        """Estimated cycles per event against off's median, median and range."""
+        """Estimated cycles per event, each case against off, paired: the mean
+        and the 95% interval."""
         dat = self.work / ("cycles-smp%d.dat" % smp)
         lines = []
         for i, label in enumerate(self.labels):
-            off = self.spread("off", smp, i, lambda p: cycles(p, self.lat)).median
             row = [str(i)]
-            for case in self.names:
-                s = self.spread(case, smp, i, lambda p: cycles(p, self.lat))
-                row += ["%.3f %.3f %.3f" % tuple(100 * (x / off - 1)
-                                                 for x in (s.median, s.lo, s.hi))]
+            for case in self.names[1:]:
+                c = self.pair(case, smp, i, lambda p: cycles(p, self.lat))
+                row += ["%.3f %.3f %.3f" % (c.pct, c.lo, c.hi)]
             lines.append(" ".join(row) + "  # " + label)
         dat.write_text("\n".join(lines) + "\n")
-        n = len(self.names)
+        cases = self.names[1:]
+        n = len(cases)
         xt = ", ".join("'%s' %d" % (lab, i) for i, lab in enumerate(self.labels))
-        plot_png(png, "Estimated cycles per event against off (-smp %d; median, range over %d "
-                 "layouts)" % (smp, len(self.layouts)), "", "% against the median of off",
+        plot_png(png, "Estimated cycles per event against off, paired (-smp %d; mean and 95%% "
+                 "interval over %d layouts)" % (smp, len(self.layouts)), "", "% against off",
                  None, None, ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 lc rgb '%s' "
                               "title '%s'" % (dat, (j - (n - 1) / 2) * 0.15, 2 + 3 * j, 3 + 3 * j,
-                                              4 + 3 * j, COLOURS[j % len(COLOURS)], c)
-                              for j, c in enumerate(self.names)],
+                                              4 + 3 * j, self.colour(c), c)
+                              for j, c in enumerate(cases)],
                  extra=["set xtics rotate by -40 (%s)" % xt, "set yrange [*:*]",
-                        "set xrange [-0.6:%g]" % (len(self.labels) - 0.4)])
+                        "set xzeroaxis lt -1", "set xrange [-0.6:%g]" % (len(self.labels) - 0.4)])
 
     def conflict_curve(self, png, smp=1):
         """The ring's L1D conflict misses per switch (set-associative minus
         fully-associative, every region) against N, with and without the
         colourings, beside 40% of off's: the colouring issue's target (N=4 and
         6), and where it is missed, why."""
-        cases = [c for c in self.names if c in ("off", "defaults", "task")]
+        cases = [c for c in self.names if c in ("off", "placebo", "on", "task")]
         ring = [(i, p.info["tasks"]) for i, p in
                 enumerate(self.boots[name(self.names[0], smp, self.layouts[0])])
                 if p.workload == "ring"]
@@ -236,15 +296,15 @@ class Report(Doc):
             cells, line = [], [str(n)]
             for c in cases:
                 s = self.spread(c, smp, i, l1d("fa_miss"))
-                cells += [str(s)] + (["%.0f%%" % (100 * s.median / off) if off else "?"]
+                cells += [str(s)] + ([self.pair(c, smp, i, l1d("fa_miss")).cell()]
                                      if c != "off" else []) + \
                     [str(self.spread(c, smp, i, l1d("min_bound")))]
                 line += ["%.3f %.3f %.3f" % (s.median, s.lo, s.hi)]
             rows.append([n] + cells)
             dat.append(" ".join(line + ["%.3f" % (0.4 * off)]))
-        self.table(["N"] + [h % c for c in cases for h in ("%s SA &minus; FA", "%s / off",
+        self.table(["N"] + [h % c for c in cases for h in ("%s SA &minus; FA", "%s vs off",
                                                             "%s SA &minus; MIN")
-                            if c != "off" or "/" not in h], rows)
+                            if c != "off" or "vs off" not in h], rows)
         path = self.work / ("conflicts-smp%d.dat" % smp)
         path.write_text("\n".join(dat) + "\n")
         ns = [n for _, n in ring]
@@ -253,7 +313,7 @@ class Report(Doc):
                  "conflict misses per switch", ns, 1.15,
                  ["'%s' using ($1*%.3f):%d:%d:%d with yerrorlines pt 7 lc rgb '%s' title '%s'"
                   % (path, 1 + 0.04 * (j - 1), 2 + 3 * j, 3 + 3 * j, 4 + 3 * j,
-                     COLOURS[self.names.index(c) % len(COLOURS)], c)
+                     self.colour(c), c)
                   for j, c in enumerate(cases)] +
                  ["'%s' using 1:%d with lines dt 2 lc rgb 'black' title '40%% of off'"
                   % (path, 2 + 3 * len(cases))],
@@ -309,8 +369,15 @@ class Report(Doc):
             (sleeping children, pipes with data, tmpfs files, UNIX socket pairs, eventfds,
             touched anonymous pages) and sleeps for the rest of the boot, so the slab slots,
             vmalloc stacks and page-table pages the workloads then get lie elsewhere. The same
-            seed makes the same allocations in every case. A difference between cases is called
-            real only where the case's median lies outside off's range over the layouts.""")
+            seed makes the same allocations in every case, so every case is compared with off
+            layout by layout: the mean of the ratios case / off (their logs, bench/paired.py)
+            with its 95%% Student's t interval over the %d layouts. A difference is real
+            (**lower** or **higher**) only where the interval excludes 0; otherwise there is no
+            measurable effect, within the interval's half-width. The placebo (`%s`) keeps
+            colouring off with an argument as long as on's, so it moves the boot's allocations
+            as on's own argument does: its intervals are the method's own bias, and should hold 0
+            on all but about one workload in 20.""", len(self.layouts),
+           dict((n, a) for n, _, a in self.cases).get("placebo", "-"))
         self.table(["layout", "children", "pipes", "files", "sockets", "eventfds", "pages"],
                    [[lay] + [self.boots[name("off", self.smps[0], lay)].layout.get(k, "?")
                              for k in ("children", "pipes", "files", "sockets", "eventfds",
@@ -330,16 +397,27 @@ class Report(Doc):
             published figures for %s (%s). This is a model with no memory-level parallelism:
             every miss stalls for its full latency and nothing overlaps, no L3 is simulated (an
             L2 miss never goes to DRAM), and prefetchers do not exist; it weighs the simulated
-            misses against the instructions, it does not predict a real machine's time. Each
-            verdict (every case against off) is tested with the base CPI and the
-            latencies each scaled by 0.5, 1 and 1.5 (9 models): "(flips)" marks one that does
-            not hold in all 9.""", fmt(self.lat["cpi"]), fmt(self.lat["L2"]),
-           fmt(self.lat["L3"]), m["cpu"], self.lat["source"])
+            misses against the instructions, it does not predict a real machine's time. Off's
+            figure, then each case against off, paired (above). Each verdict is tested with the
+            base CPI and the latencies each scaled by 0.5, 1 and 1.5 (9 models): "(flips)"
+            marks one that does not hold in all 9.""", fmt(self.lat["cpi"]),
+           fmt(self.lat["L2"]), fmt(self.lat["L3"]), m["cpu"], self.lat["source"])
         for smp in self.smps:
             md("### -smp %d", smp)
             self.headline(smp)
             self.host_time_note(smp)
-            w("![estimated cycles, -smp %d](bench-cycles-smp%d.png)" % (smp, smp))
+            w("![estimated cycles against off, -smp %d](bench-cycles-smp%d.png)" % (smp, smp))
+            w()
+        md("""## Verdict
+
+            Estimated cycles, each case against off over the workloads (the tables above). How
+            wide the intervals of %s against off are at -smp %d, and the layouts a half-width of
+            ±%g%% would take at the spread seen: %s.""",
+           self.judged, self.smps[0], TARGET, self.layouts_needed() or "-")
+        for smp in self.smps:
+            md("-smp %d:", smp)
+            for line in self.verdicts(smp):
+                w(line)
             w()
         md("""## Instructions per event
 
@@ -377,7 +455,8 @@ class Report(Doc):
 
                 L1D conflict misses per switch, -smp 1: set-associative minus
                 fully-associative LRU misses over every region, median [range] over the
-                layouts; each case's median as a share of off's; and set-associative minus
+                layouts; each case against off, paired (where the counts can be 0 or
+                negative, the difference over off's mean); and set-associative minus
                 the MIN bound beside it (conflict and replacement misses that no placement
                 removes, as above). The objects behind them are in attribution.md (`make
                 bench-attribution`).""")
@@ -386,8 +465,8 @@ class Report(Doc):
             w()
         md("""## Under PLRU
 
-            The verdicts of defaults against off (all 9 cycle models) with every cache's LRU
-            misses replaced by its PLRU misses:""")
+            %s against off, paired (and its verdict in all 9 cycle models), with every
+            cache's LRU misses replaced by its PLRU misses:""", self.judged)
         for smp in self.smps:
             md("-smp %d:", smp)
             self.plru_table(smp)
@@ -458,7 +537,8 @@ def main(argv=None):
         print("error: %s" % e, file=sys.stderr)
         return 2
     work = opts.work or ROOT / "build/bench" / ("quick" if quick else "full")
-    cases, smps = CASES[:2] if quick else CASES, QUICK_SMPS if quick else SMPS
+    cases = [c for c in CASES if c[0] in QUICK_CASES] if quick else CASES
+    smps = QUICK_SMPS if quick else SMPS
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     run = Run("bench", "bench-quick" if quick else "full", work, 900 if quick else 3600,
               plugin_geometry(caches), **run_args(opts))
@@ -470,9 +550,9 @@ def main(argv=None):
         run.meta.setdefault(k, v)   # a replay keeps its run's
     boots = [(name(c, s, lay), k, ("%s bench_layout=%d" % (a, lay)).strip(), s)
              for c, k, a in cases for s in smps for lay in layouts]
-    # The second case boots again deterministically, by the other job pool
-    # where there is one: the pools must give the same bytes as well.
-    repeats = [name(cases[1][0], 1, 1)]
+    # One case boots again deterministically, by the other job pool where
+    # there is one: the pools must give the same bytes as well.
+    repeats = [name(REPEATED, 1, 1)]
     again = next(b for b in boots if b[0] == repeats[0])
     first = opts.pool
     pools = [first, "parallel" if first != "parallel" and shutil.which("parallel") else "builtin"]

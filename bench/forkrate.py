@@ -4,9 +4,11 @@ on, within one boot (bench/workloads/forkrate.c).
 
 One boot at -smp 2 under multi-threaded TCG runs `forkrate FORKS ROUNDS JOBS`,
 which switches the kernel.kstack_colour sysctl between timed rounds (ABBA
-order).  TCG on host time is noisy, so the figures are the median and range
-of each setting's rounds, and the difference counts as outside the noise only
-when on's median lies outside off's [min, max].  Writes WORK/results.md
+order).  TCG on host time is noisy and drifts, so each on round is paired
+with the off round beside it (the k-th of each: ABBA keeps them adjacent),
+and on against off is the mean ratio with its 95% t interval over the pairs
+(bench/paired.py): a difference only where it excludes 0.  Each setting's
+median and range are shown too.  Writes WORK/results.md
 (default build/bench/fork) and prints its summary; progress on stderr.
 
 Flags (make's FORKS=2000 ROUNDS=8 JOBS=2 IMAGE= APPEND= TIMEOUT= WORK=): --help.
@@ -19,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import paired
 from bench import Spread
 from benchdata import CPU, KARGS, ROOT, Doc, kernel, parse_kv, qemu, util
 
@@ -133,12 +136,13 @@ def run(opts):
     if len(rows) != int(rounds) or not done:
         fail("forkrate's lines are missing: %d of %s rounds%s (log %s.log)" % (
             len(rows), rounds, "" if done else ", no end line", boot.file))
-    off, on = (Spread([float(kv["rate"]) for kv in rows if kv["colour"] == c]) for c in (0, 1))
-    ratio = on.median / off.median
-    verdict = "%s the noise (on's median is %s off's range)" % (
-        ("within", "inside") if off.lo <= on.median <= off.hi else ("outside", "outside"))
-    summary = "forks/s, median [min-max]: off %s, on %s; on/off %.4f (%+.2f%%): %s" % (
-        span(off), span(on), ratio, 100 * (ratio - 1), verdict)
+    rates = [[float(kv["rate"]) for kv in rows if kv["colour"] == c] for c in (0, 1)]
+    off, on = map(Spread, rates)
+    # The k-th off round with the k-th on round: adjacent in ABBA order.
+    n = min(map(len, rates))
+    pair = paired.Paired(rates[0][:n], rates[1][:n])
+    summary = "forks/s, median [min-max]: off %s, on %s; on against off, paired over %d " \
+        "pairs of rounds: %s, %s" % (span(off), span(on), n, pair.interval(), pair.described())
 
     doc = Doc()
     doc.md("""# Fork+exit throughput, kernel stack colouring off against on
@@ -158,8 +162,9 @@ def run(opts):
     doc.table(["colouring", "rounds", "median forks/s", "min", "max"],
               [(n, len(s.values), "%.1f" % s.median, "%.1f" % s.lo, "%.1f" % s.hi)
                for n, s in (("off", off), ("on", on))], "lrrrr")
-    doc.md("Ratio of the medians, on/off: **%.4f** (%+.2f%%), %s.  The boot took %ss.",
-           ratio, 100 * (ratio - 1), verdict, r.seconds)
+    doc.md("""On against off, each on round paired with the off round beside it (%d pairs):
+        the mean ratio and its 95%% Student's t interval (bench/paired.py), %s: **%s**.  The
+        boot took %ss.""", n, pair.interval(), pair.described(), r.seconds)
     doc.md("Again: `%s`", boot.command())
     doc.write_md(work / "results.md")
     print(summary)

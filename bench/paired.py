@@ -119,6 +119,15 @@ class Paired:
                 return None
         return n
 
+    @property
+    def real(self):
+        """The interval excludes 0."""
+        return self.verdict in (LOWER, HIGHER)
+
+    def cell(self):
+        """A table's cell: the interval, then the verdict in bold where it is real."""
+        return self.interval() + (" **%s**" % self.verdict if self.real else "")
+
     def interval(self):
         """"+1.23% [+0.40%, +2.06%]", or "+1.23% (one pair)", or "n/a"."""
         if self.n == 0:

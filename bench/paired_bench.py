@@ -26,22 +26,19 @@ import re
 import sys
 
 import paired
-from bench import cycles, latency
+from bench import STACK_CASES, TARGET, cycles, latency
 from cpus import Cpu, cpu_cycles
 from benchdata import (ROOT, Doc, Run, bench_caches, facts, fmt, make_vars, net,
                        parser, plot_png, plugin_geometry, run_args, util)
 
-# NAME KERNEL-ARGS: the control, then the cases judged against it.  The two
-# non-control arguments are of one length.
-CASES = [("off", "kstack_colour=off"), ("placebo", "kstack_colour=off,policy=rr"),
-         ("on", "kstack_colour=on,level=auto")]
+# NAME KERNEL-ARGS: the control, then the cases judged against it.
+CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2
 # --classes: a CPU of each L1D class of make bench-cpus (facts.tsv benchcpu),
 # and the 32K 8-way class's common L2s.
 CLASS_CPUS = ("K8", "Bulldozer", "Atom-Diamondville", "Skylake", "Haswell", "Zen4-Raphael",
               "TigerLake")
 QUICK_CLASS_CPUS = ("K8", "TigerLake")
-TARGET = 0.5    # the half-width (%) the layouts are chosen for
 METRICS = [("estimated cycles", None), ("L1D misses", "L1D"), ("L2 misses", "L2")]
 # After each workload, outside its window: what the kernel chose (debugfs).
 COLOUR_INFO = ("grep -E '^(enabled|colours|policy):' /sys/kernel/debug/x86/kstack_colour/params"
@@ -116,8 +113,7 @@ class Report(Doc):
                 for case, _ in CASES[1:]:
                     c = self.compare(case, i, cache)
                     need = c.pairs_for(TARGET)
-                    row += ["%s %s" % (c.interval(), "**%s**" % c.verdict
-                                       if c.verdict in (paired.LOWER, paired.HIGHER) else
+                    row += ["%s %s" % (c.interval(), "**%s**" % c.verdict if c.real else
                                        "(%s)" % c.verdict if c.verdict == paired.NA else ""),
                             "n/a" if need is None else str(need)]
                 rows.append(row)
@@ -145,9 +141,7 @@ class Report(Doc):
             for k, c in enumerate(self.cpus):
                 cells = []
                 for i in self.rows:
-                    cmp = self.compare(case, i, None, k)
-                    cells.append("%s%s" % (cmp.interval(), " **%s**" % cmp.verdict if cmp.verdict
-                                           in (paired.LOWER, paired.HIGHER) else ""))
+                    cells.append(self.compare(case, i, None, k).cell())
                 rows.append(["%s (%s)" % (c.geometry("L1D"), c.name), c.geometry("L2"),
                              "off" if "=off" in c.derived else
                              re.sub(r".*colours=(\d+),step=(\d+).*", r"\1 x \2 B", c.derived)]
@@ -161,8 +155,7 @@ class Report(Doc):
         out = []
         for case, _ in CASES[1:]:
             found = [(self.labels[i], self.compare(case, i, None)) for i in self.rows]
-            real = ["%s %s" % (label, c.interval()) for label, c in found
-                    if c.verdict in (paired.LOWER, paired.HIGHER)]
+            real = ["%s %s" % (label, c.interval()) for label, c in found if c.real]
             widest = max(c.half_width for _, c in found)
             out.append("%s against off, estimated cycles: %s; the widest interval ±%.2f%%." % (
                 case, "different on " + ", ".join(real) if real else

@@ -342,12 +342,11 @@ class Report:
                     by_rep["on"].get(k) is not None]
             c = paired.Paired([by_rep["off"][k] for k in reps], [by_rep["on"][k] for k in reps])
             self.n_rows += 1
-            self.n_real += c.verdict in (paired.LOWER, paired.HIGHER)
+            self.n_real += c.real
             cells = [fmt(x) for arm in (off, on) for x in paired.summary(arm)]
             need = c.pairs_for(TARGET_HALF_WIDTH)
-            cells += [c.interval(), "**%s**" % c.verdict if c.verdict in (paired.LOWER,
-                                                                        paired.HIGHER)
-                      else c.described(), "n/a" if need is None else str(need)]
+            cells += [c.interval(), "**%s**" % c.verdict if c.real else c.described(),
+                      "n/a" if need is None else str(need)]
             if unit:
                 for s in ("off", "on"):
                     per = [v / d for v, d in vals[s] if v is not None and d]

@@ -40,7 +40,7 @@ def main():
     t(bench.Spread([1.0, 4.0]).median == 2.5, "Spread: median of two is their mean")
 
     off = bench.Spread([10.0, 11.0, 12.0])
-    t([bench.verdict(bench.Spread(v), off) for v in ([9.0, 9.5, 9.9], [10.0, 10.5, 20.0],
+    t([benchdata.verdict(bench.Spread(v), off) for v in ([9.0, 9.5, 9.9], [10.0, 10.5, 20.0],
                                                      [12.5, 13.0, 14.0], [5.0, 12.0, 20.0])]
       == ["helps", "noise", "hurts", "noise"],
       "verdict: helps / hurts only with the median outside off's range (its ends count as noise)")
@@ -213,6 +213,24 @@ def main():
     rep.out = []
     rep.host_time_note(1)
     t(rep.out == [], "bench: no host-time note under -smp 1 itself")
+
+    # make bench's verdicts: each case paired with off, layout by layout, the
+    # layouts' own placement shared by the pair.
+    rep.names, rep.smps, rep.layouts = ["off", "placebo", "on"], [1], [1, 2, 3]
+    rep.boots = {bench.name("off", 1, 1): [Label()]}
+    base = {1: 1000.0, 2: 1100.0, 3: 1200.0}
+    scale = {"off": {1: 1.0, 2: 1.0, 3: 1.0}, "placebo": {1: 1.001, 2: 0.999, 3: 1.0},
+             "on": {1: 0.98, 2: 0.981, 3: 0.979}}
+    rep.net = {bench.name(c, 1, lay): [FakePhase(base[lay] * f[lay])]
+               for c, f in scale.items() for lay in rep.layouts}
+    on, placebo = rep.stable(1, 0, "on"), rep.stable(1, 0, "placebo")
+    t(on.startswith("-2.00% [") and on.endswith("] **lower**") and "**" not in placebo,
+      "bench: 2%% below off in every layout is lower, though the layouts spread 20%% (%s); "
+      "a placebo within 0.1%% is no effect (%s)" % (on, placebo))
+    lines = rep.verdicts(1)
+    t(lines[0].startswith("- placebo: no measurable effect on any of the 1 workloads") and
+      lines[1].startswith("- on: different on 1 of 1 workloads: w -2.00% ["),
+      "bench: the verdict lines say which cases differ from off", lines)
     return t.plan()
 
 

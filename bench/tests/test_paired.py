@@ -109,6 +109,12 @@ def main():
     t(p.verdict == paired.NONE and p.described().startswith("no measurable effect, within ±"),
       "no effect is said with its width: %s" % p.described())
 
+    cells = [paired.Paired([100, 100, 100], [110, 111, 112]).cell(),
+             paired.Paired([100, 100, 100], [90, 89, 91]).cell(), p.cell()]
+    t(cells[0].endswith("] **higher**") and cells[1].endswith("] **lower**") and
+      cells[2] == p.interval(), "a table's cell: the verdict in bold only where the interval "
+      "excludes 0: %s" % " / ".join(cells))
+
     s = paired.summary(list(range(1, 101)))
     t(s == (50.5, 50.5, 99), "mean, median and nearest-rank p99 of 1..100: %s" % (s,))
     t(all(math.isnan(x) for x in paired.summary([])), "summary of nothing: nans")
