@@ -35,7 +35,18 @@ the build's to skip.
 Flags of make hot-text-profile's run (make's WORK=DIR, REPORT_ONLY=1, RESUME=1,
 JOBS=N, ROOM=BYTES): --work, --report-only, --resume, --jobs, --room;
 --select density fills a workload's part with the most instructions a byte
-first, where the default takes the hottest functions by count.
+first, where the default takes the hottest functions by count; --order c3
+orders each part by call-chain clustering (C3, below), where the default
+keeps the selection's order.
+
+C3 (Ottoni and Maher, "Optimizing function placement for large-scale
+data-center applications", CGO 2017; HFSort, and BOLT's default): each
+function of a part, hottest first, is appended to the cluster of its most
+frequent caller (the simulator's entry lines: calls into the function's
+first byte) unless that cluster would grow past C3_LIMIT bytes; the clusters
+follow each other by density, the most instructions a byte first.  A caller
+and the callees it runs lie together, so that the lines and pages they
+touch are shared.
 """
 
 import collections
@@ -65,8 +76,11 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$")
 OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
 # What no kernel function is: user space, and below every text symbol.
 NOT_KERNEL = ("[user]", "[unknown]")
-# How a workload's part of the region is chosen (hot_set()).
+# How a workload's part of the region is chosen (hot_set()), and ordered.
 SELECTS = ("count", "density")
+ORDERS = ("selection", "c3")
+# C3's cluster limit: a page, as HFSort's.
+C3_LIMIT = 4096
 
 
 class Error(util.Error):
@@ -121,12 +135,39 @@ def hot_set(counts, size, room, select="count"):
     return hot, used[-1] if used else 0, part
 
 
-def write(out, counts, source, workloads=(), size=None, room=0, select="count"):
+def c3(part, size, calls, limit=C3_LIMIT):
+    """part [(function, n)] in C3's order (the module's doc): calls
+    {(caller, callee): count}; size {function: bytes}."""
+    hot = {f for f, _ in part}
+    count = dict(part)
+    cluster = {f: [f] for f in hot}
+    callers = collections.defaultdict(list)
+    for (a, b), k in calls.items():
+        if a in hot and b in hot and a != b:
+            callers[b].append((k, a))
+    bytes_of = lambda c: sum(size.get(f, 0) for f in c)  # noqa: E731
+    for f, _ in sorted(part, key=lambda fn: (-fn[1], fn[0])):
+        if not callers[f]:
+            continue
+        _, caller = max(callers[f])  # the most calls, ties by name
+        mine, theirs = cluster[f], cluster[caller]
+        if mine is theirs or bytes_of(mine) + bytes_of(theirs) > limit:
+            continue
+        theirs.extend(mine)
+        for g in mine:
+            cluster[g] = theirs
+    clusters = list({id(c): c for c in cluster.values()}.values())
+    clusters.sort(key=lambda c: (-sum(count[f] for f in c) / max(1, bytes_of(c)), c[0]))
+    return [(f, count[f]) for c in clusters for f in c]
+
+
+def write(out, counts, source, workloads=(), size=None, room=0, select="count", calls=None):
     """counts {function: n}, hottest first (ties by name), under a header.
     Before them, for each (label, {function: n}) of workloads, the smallest
     hot set first (size {function: bytes}), the part of its hot set that
     fits in room bytes (hot_set()'s select), less what a workload before
-    it took, under a comment that names it."""
+    it took, under a comment that names it; with calls {label: {(caller,
+    callee): count}}, each part in C3's order."""
     size = size or {}
     out.write("# kcolour hot-text profile: kernel functions in the order to place them; "
               "COUNT<TAB>FUNCTION[<TAB>OBJECT]\n"
@@ -135,10 +176,13 @@ def write(out, counts, source, workloads=(), size=None, room=0, select="count"):
     for (hot, hot_bytes, part), label, c in sorted(
             ((hot_set(c, size, room, select), label, c) for label, c in workloads),
             key=lambda g: (g[0][1], g[1])):
-        out.write("# %s: %d of its hot set's %d functions%s, %d of %d bytes, %.1f%% of its "
+        if calls is not None:
+            part = c3(part, size, calls.get(label, {}))
+        out.write("# %s: %d of its hot set's %d functions%s%s, %d of %d bytes, %.1f%% of its "
                   "kernel instructions; COUNT: its instructions\n" % (
                       label, len(part), len(hot), "" if select == "count" else
-                      ", the most instructions a byte first",
+                      ", the most instructions a byte first", "" if calls is None else
+                      ", in C3's order of its calls",
                       sum(size.get(f, 0) for f, _ in part),
                       hot_bytes, 100.0 * sum(n for _, n in part) / max(1, sum(
                           n for f, n in c.items() if f not in NOT_KERNEL))))
@@ -190,6 +234,20 @@ def from_sim(system_map, profiles, phase=None):
     return counts
 
 
+def calls_from_sim(system_map, profiles, phase=None):
+    """{(caller, callee): calls} of the simulator's entry lines (one phase, or
+    all): an entry at a function's first byte from a TB in another function."""
+    syms = symbols(system_map)
+    start = dict(zip(syms.addrs, syms.names))
+    calls = collections.Counter()
+    for p in profiles:
+        for src, dst, k in profile_diff.read_entries(p, phase):
+            callee, caller = start.get(dst), syms.lookup(src)
+            if callee and caller != callee and caller not in NOT_KERNEL:
+                calls[caller, callee] += k
+    return calls
+
+
 def from_perf(system_map, perf_script):
     """{function: samples} of `perf script -F ip` output (a hex address a
     line); Error on a line that is not one."""
@@ -238,6 +296,9 @@ def train(argv):
     p.add_argument("--select", choices=SELECTS, default=SELECTS[0],
                    help="a workload's part of the region: its hottest functions by count, "
                    "or by density, the most instructions a byte first (default count)")
+    p.add_argument("--order", choices=ORDERS, default=ORDERS[0],
+                   help="a workload's part in the order of its selection, or in C3's order "
+                   "of its calls (call-chain clustering; default selection)")
     p.add_argument("--out", type=Path, default=DEFAULT,
                    help="where the profile goes (default the tree's %s)" % DEFAULT.name)
     opts = p.parse_args(argv)
@@ -254,10 +315,16 @@ def train(argv):
         return run.finish(None, run.work)
     system_map, prof = run.system_map("k"), [table_path(run.work, "train", "profile")]
     workloads = collections.defaultdict(collections.Counter)  # a program's phases
+    calls = collections.defaultdict(collections.Counter)
     for phase, command in enumerate(run.want):
         words = command.split()  # a program's phases, a cmd line by its name
-        workloads[words[1] if words[0] == "cmd" else words[0]].update(
-            from_sim(system_map, prof, phase))
+        name = words[1] if words[0] == "cmd" else words[0]
+        workloads[name].update(from_sim(system_map, prof, phase))
+        if opts.order == "c3":
+            calls[name].update(calls_from_sim(system_map, prof, phase))
+    if opts.order == "c3" and not any(calls.values()):
+        raise Error("--order c3: %s has no entry lines (a boot before the simulator recorded "
+                    "calls): run without --report-only" % prof[0])
     workloads, counts = leave_out(workloads, opts.leave_out, from_sim(system_map, prof))
     # The lines as facts.tsv has them: a live run resolves a cmd line's program
     # to its path here, a replay does not, and the profile must not differ.
@@ -265,13 +332,14 @@ def train(argv):
         "%s image (%s); a workload's part %s bytes at most%s" % (
             "; ".join(facts.workloads(wset)), wset, ", left out: " + ", ".join(opts.leave_out)
             if opts.leave_out else "", opts.image, run.meta.get("fragments_k", ""), room,
-            ", chosen by density" if opts.select == "density" else "")
+            ", chosen by density" if opts.select == "density" else "") + (
+            ", in C3's order" if opts.order == "c3" else "")
     if not opts.out.parent.is_dir():
         raise Error("no directory for %s%s" % (
             opts.out, " (make tree first)" if opts.out == DEFAULT else ""))
     with open(opts.out, "w") as out:
         write(out, counts, source, sorted(workloads.items()),
-              sizes(system_map), int(room), opts.select)
+              sizes(system_map), int(room), opts.select, calls if opts.order == "c3" else None)
     rows = read(opts.out)
     run.tap(len(rows) > 100, "%s: %d functions, the hottest %s (%d instructions)" % (
         opts.out.name, len(rows), rows[0][1], rows[0][0]))

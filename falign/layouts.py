@@ -317,7 +317,8 @@ class Report(Doc):
         base, label = self.choices[0]
         known = dict(self.choices)
         beside = [c for c in ("falign-64b", "falign-ordered-programs",
-                              "falign-ordered-programs-density") if c in known]
+                              "falign-ordered-programs-density", "falign-ordered-programs-c3")
+                  if c in known]
         self.md("""
             ## Held out: each workload scored on a profile that never saw it
 
@@ -341,8 +342,7 @@ class Report(Doc):
     def interval(self, base, choice, i, f):
         pair = paired.Paired(*[[f(self.net["%s.L%d" % (c, lay)][i]) for lay in self.layouts]
                                for c in (base, choice)])
-        return pair.interval() + (" **%s**" % pair.verdict
-                                  if pair.verdict in (paired.LOWER, paired.HIGHER) else "")
+        return pair.cell()
 
     def costs(self):
         """Each choice's bounds, instructions and text, beside 16 B's."""
@@ -453,7 +453,8 @@ def main(argv=None):
                      % " ".join(sorted(unknown)))
         for c, row in facts.table("falign-profile").items():
             if c in dict(choices) and row[1] != "-":
-                held_out.setdefault(row[2], {})[row[1]] = c
+                how = row[2] + (", in C3's order" if row[3] == "c3" else "")
+                held_out.setdefault(how, {})[row[1]] = c
         keys = []
         for c, _ in choices:
             for lay in layouts:

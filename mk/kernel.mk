@@ -94,7 +94,8 @@ falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in
 # make falign-profiles: hot-text profiles trained on the programs of
 # facts.tsv hot-text-programs (one boot of the test image), one on all of them
 # and one without each workload the layouts score (facts.tsv falign-profile
-# HELD-OUT), each workload's part by count and by density (SELECT), into
+# HELD-OUT), each workload's part by count and by density (SELECT), in
+# that order or in C3's order of its calls (ORDER), into
 # falign/profiles/; then each scored in three text layouts
 # beside 16 B, 64 B and the series' default profile, paired, each held-out
 # workload against the profile that never saw it ->
@@ -102,11 +103,11 @@ falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in
 HOT_TEXT_PROGRAMS = --image test --workloads hot-text-programs --work build/bench/hot-text-programs
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
-falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
+falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, in C3's order, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
 	@python3 falign/hot_text.py $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --out falign/profiles/programs.profile
-	@awk -F'\t' '$$1 == "falign-profile" { sub("^falign-ordered-", "", $$2); print $$2, $$4, $$5 }' \
-		facts.tsv | while read -r name held select; do \
-		python3 falign/hot_text.py --report-only $(HOT_TEXT_PROGRAMS) --select $$select \
+	@awk -F'\t' '$$1 == "falign-profile" { sub("^falign-ordered-", "", $$2); print $$2, $$4, $$5, $$6 }' \
+		facts.tsv | while read -r name held select order; do \
+		python3 falign/hot_text.py --report-only $(HOT_TEXT_PROGRAMS) --select $$select --order $$order \
 			$$([ "$$held" = - ] || echo --leave-out $$held) \
 			--out falign/profiles/$$name.profile || exit 1; done
 	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --work build/bench/falign-profiles

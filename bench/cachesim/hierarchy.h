@@ -33,6 +33,7 @@ struct cpu {
 	struct cs_min_window min[NR_CACHES];	/* the primaries' MIN windows */
 	struct evict_slot *evict[NR_CACHES];	/* conflicts=, text_conflicts=,
 						 * l2_conflicts=: [1 << EVICT_BITS] each */
+	struct tb_prof *last_tb;	/* profile=: the TB started last */
 };
 
 /*

@@ -75,7 +75,9 @@
  *
  * profile=PATH adds an instruction profile: per phase, the instructions
  * executed per translation block start address (counted where the phase
- * head counts them, so the totals agree).
+ * head counts them, so the totals agree), and how often each kernel-text
+ * TB was entered from each kernel-text TB run before it: a function's
+ * callers, for ordering hot text by call affinity.
  *
  * conflicts=PATH names both sides of the primary L1D's conflict misses on
  * the direct map, per phase: the line that missed and the line whose miss
@@ -92,7 +94,7 @@
  *   hierarchy.c  each vCPU's caches, their accesses and SMP invalidation
  *   recolour.c   the page colours of l2_extra=...@balanced and @random
  *   conflicts.c  conflicts=, text_conflicts=, l2_conflicts=: evictors and pairs
- *   profile.c    profile=: instructions per TB and phase
+ *   profile.c    profile=: instructions per TB and phase, entries into TBs
  *   run.c        the run's state and the phases (the marker)
  *   output.c     the report and the other files
  *   cachesim.c   the caches and Belady's MIN
@@ -183,12 +185,10 @@ static void fetch_exec_prof(unsigned int vcpu, void *udata)
 {
 	struct fetch_run *run = udata;
 	struct phase *ph = counting_phase();
-	struct tb_prof *t = run->prof;
+	struct cpu *cpu = vcpu_of(vcpu);
 
-	fetch_run_exec(vcpu_of(vcpu), run, ph);
-	if (!ph)
-		return;
-	prof_add(t, run->insns, run->tb_start);
+	fetch_run_exec(cpu, run, ph);
+	prof_exec(run->prof, &cpu->last_tb, run->insns, run->tb_start, !!ph);
 }
 
 /* Zeroed memory that lives until exit. */
@@ -223,6 +223,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (opt.prof_path && n) {
 		prof = arena_alloc(sizeof(*prof));
 		prof->pc = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
+		prof->text = classify(prof->pc) == R_KTEXT;
 	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);

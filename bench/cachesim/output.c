@@ -144,11 +144,11 @@ void write_results(void)
 		print_phase(sim.out, sim.nr_phases, &sim.cur, 0);
 	if (sim.prof_out) {
 		if (sim.counting)
-			prof_flush(&sim.cur.prof, &sim.cur.nr_prof);
+			prof_flush(&sim.cur.prof);
 		for (i = 0; i < sim.nr_phases; i++)
-			print_profile(sim.prof_out, i, sim.phases[i].prof, sim.phases[i].nr_prof);
+			print_profile(sim.prof_out, i, &sim.phases[i].prof);
 		if (sim.counting)
-			print_profile(sim.prof_out, sim.nr_phases, sim.cur.prof, sim.cur.nr_prof);
+			print_profile(sim.prof_out, sim.nr_phases, &sim.cur.prof);
 		if (fclose(sim.prof_out))
 			fprintf(stderr, "kcolour-cachesim: writing %s: %m\n", opt.prof_path);
 	}

@@ -50,26 +50,43 @@ class Symbols:
         return self.names[i] if i >= 0 else "[unknown]"
 
 
-def read_profile(path, phase=None):
-    """[(pc, insns)] of one phase, or of every phase if phase is None."""
+def records(path, kind, keys, phase=None):
+    """The lines of a kind ("profile", "entry") of a profile file: for each of
+    one phase, or of every phase if phase is None, the values of keys (ints,
+    hex where they start with 0x); and the phases the kind's lines have."""
     out, phases = [], set()
     with open(path) as f:
         for n, line in enumerate(f, 1):
             words = line.split()
-            if not words or words[0] != "profile":
+            if not words or words[0] != kind:
                 continue
             kv = dict(w.split("=", 1) for w in words[1:] if "=" in w)
             try:
-                k, pc, insns = int(kv["phase"]), int(kv["pc"], 16), int(kv["insns"])
+                k = int(kv["phase"])
+                values = tuple(int(kv[key], 16 if key in ("pc", "from", "to") else 10)
+                               for key in keys)
             except (KeyError, ValueError):
-                raise SystemExit("%s:%d: not a profile line: %s" % (path, n, line.strip()))
+                raise SystemExit("%s:%d: not a%s %s line: %s" % (
+                    path, n, "n" if kind[0] in "aeiou" else "", kind, line.strip()))
             phases.add(k)
             if phase is None or k == phase:
-                out.append((pc, insns))
+                out.append(values)
+    return out, phases
+
+
+def read_profile(path, phase=None):
+    """[(pc, insns)] of one phase, or of every phase if phase is None."""
+    out, phases = records(path, "profile", ("pc", "insns"), phase)
     if phase is not None and phase not in phases:
         raise SystemExit("%s: no phase %d (phases: %s)" % (
             path, phase, " ".join(map(str, sorted(phases))) or "none"))
     return out
+
+
+def read_entries(path, phase=None):
+    """[(from pc, to pc, count)] of the entry lines of one phase, or of every
+    phase if phase is None (bench/cachesim/README.md, Instruction profile)."""
+    return records(path, "entry", ("from", "to", "count"), phase)[0]
 
 
 def by_function(symbols, profile):

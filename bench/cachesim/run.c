@@ -22,7 +22,7 @@ void marker_store(uint64_t vaddr)
 	switch (vaddr - KCOLOUR_MARKER_ADDR) {
 	case KCOLOUR_MARKER_START:
 		/* A start inside a phase restarts it: the first one is lost. */
-		free(sim.cur.prof);
+		prof_phase_free(&sim.cur.prof);
 		for (c = 0; c < NR_CACHES; c++)
 			free(sim.cur.conflicts[c].slot);
 		memset(&sim.cur, 0, sizeof(sim.cur));
@@ -37,7 +37,7 @@ void marker_store(uint64_t vaddr)
 			break;
 		min_flush_all();
 		if (opt.prof_path)
-			prof_flush(&sim.cur.prof, &sim.cur.nr_prof);
+			prof_flush(&sim.cur.prof);
 		p = realloc(sim.phases, (sim.nr_phases + 1) * sizeof(*p));
 		if (!p) {
 			fprintf(stderr, "kcolour-cachesim: out of memory, phase %zu lost\n",
@@ -46,7 +46,7 @@ void marker_store(uint64_t vaddr)
 		}
 		sim.phases = p;
 		sim.phases[sim.nr_phases++] = sim.cur;
-		sim.cur.prof = NULL;
+		memset(&sim.cur.prof, 0, sizeof(sim.cur.prof));
 		for (c = 0; c < NR_CACHES; c++)
 			sim.cur.conflicts[c].slot = NULL;
 		sim.counting = 0;
@@ -60,12 +60,13 @@ void free_phases(void)
 	int c;
 
 	for (i = 0; i < sim.nr_phases; i++) {
-		free(sim.phases[i].prof);
+		prof_phase_free(&sim.phases[i].prof);
 		for (c = 0; c < NR_CACHES; c++)
 			free(sim.phases[i].conflicts[c].slot);
 	}
-	free(sim.cur.prof);
+	prof_phase_free(&sim.cur.prof);
 	for (c = 0; c < NR_CACHES; c++)
 		free(sim.cur.conflicts[c].slot);
 	free(sim.phases);
+	prof_free_entries();
 }

@@ -32,8 +32,7 @@ struct phase {
 	uint64_t min_bound[NR_CACHES];	/* sum of max(0, MIN misses - lines) a window */
 	uint64_t insns[NR_REGIONS];
 	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
-	struct prof_rec *prof;	/* profile=: the phase's touched TBs */
-	size_t nr_prof;
+	struct prof_phase prof;	/* profile=: the phase's touched TBs */
 	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=, [C_L2] l2_conflicts= */
 	struct conflict_table conflicts[NR_CACHES];
 };

@@ -1047,34 +1047,85 @@ static void test_l2_conflicts(void)
 static void test_profile(void)
 {
 	struct tb_prof a = { .pc = 0x20 }, b = { .pc = 0x10 }, c = { .pc = 0x20 };
-	struct prof_rec *rec = NULL;
-	size_t n = 99;
+	struct prof_phase p = { 0 };
 	FILE *f;
 	const char *s;
 
 	prof_discard();
-	prof_flush(&rec, &n);
-	ok(!rec && !n, "profile: nothing touched, no records");
+	prof_flush(&p);
+	ok(!p.rec && !p.nr && !p.entry && !p.nr_entries, "profile: nothing touched, no records");
 	prof_add(&a, 5, 1);
 	prof_add(&b, 3, 1);
 	prof_add(&a, 2, 0);
 	prof_add(&c, 7, 0);
-	prof_flush(&rec, &n);
-	ok(n == 3 && !a.touched && !a.insns && !b.insns && !c.execs,
-	   "profile: one record a touched TB; the flush zeroes the TBs (%zu)", n);
+	prof_flush(&p);
+	ok(p.nr == 3 && !p.nr_entries && !a.touched && !a.insns && !b.insns && !c.execs,
+	   "profile: one record a touched TB; the flush zeroes the TBs (%zu)", p.nr);
 	f = mem_open();
-	print_profile(f, 2, rec, n);
+	print_profile(f, 2, &p);
 	s = mem_text(f);
 	ok(!strcmp(s, "profile phase=2 pc=0x0000000000000010 insns=3 execs=1\n"
 		   "profile phase=2 pc=0x0000000000000020 insns=14 execs=1\n"),
 	   "profile: by pc, translations of one pc summed");
 	if (strncmp(s, "profile phase=2 pc=0x0000000000000010", 37))
 		printf("# %s", s);
-	free(rec);
+	prof_phase_free(&p);
 	prof_add(&a, 1, 1);
 	prof_discard();
-	prof_flush(&rec, &n);
-	ok(!n && !a.insns && !a.touched, "profile: a discarded phase keeps nothing");
+	prof_flush(&p);
+	ok(!p.nr && !a.insns && !a.touched, "profile: a discarded phase keeps nothing");
+}
+
+/*
+ * Entries: a caller's TB, then its callee's, as a vCPU runs them
+ * (prof_exec(), as fetch_exec_prof() calls it); only kernel text.
+ */
+static void test_profile_entries(void)
+{
+	struct tb_prof caller = { .pc = 0x100, .text = 1 }, callee = { .pc = 0x200, .text = 1 };
+	struct tb_prof again = { .pc = 0x200, .text = 1 }, other = { .pc = 0x300, .text = 1 };
+	struct tb_prof user = { .pc = 0x40 }, *last = NULL;
+	struct prof_phase p = { 0 };
+	FILE *f;
+	const char *s;
+	int i;
+
+	prof_discard();
+	prof_exec(&callee, &last, 4, 1, 0);		/* before the phase */
+	prof_exec(&caller, &last, 3, 1, 1);		/* entered from callee: kept */
+	for (i = 0; i < 5; i++) {
+		prof_exec(&callee, &last, 2, 1, 1);
+		prof_exec(&callee, &last, 1, 0, 1);	/* a run inside the TB */
+		prof_exec(&caller, &last, 3, 1, 1);
+	}
+	prof_exec(&other, &last, 1, 1, 1);
+	prof_exec(&again, &last, 2, 1, 1);		/* 0x200 retranslated */
+	prof_exec(&user, &last, 9, 1, 1);		/* user space: no entry */
+	prof_exec(&callee, &last, 2, 1, 1);
+	prof_flush(&p);
+	f = mem_open();
+	print_profile(f, 0, &p);
+	s = mem_text(f);
+	ok(!strcmp(s, "profile phase=0 pc=0x0000000000000040 insns=9 execs=1\n"
+		   "profile phase=0 pc=0x0000000000000100 insns=18 execs=6\n"
+		   "profile phase=0 pc=0x0000000000000200 insns=19 execs=7\n"
+		   "profile phase=0 pc=0x0000000000000300 insns=1 execs=1\n"
+		   "entry phase=0 from=0x0000000000000200 to=0x0000000000000100 count=6\n"
+		   "entry phase=0 from=0x0000000000000100 to=0x0000000000000200 count=5\n"
+		   "entry phase=0 from=0x0000000000000300 to=0x0000000000000200 count=1\n"
+		   "entry phase=0 from=0x0000000000000100 to=0x0000000000000300 count=1\n"),
+	   "profile entries: counted at a TB's start from the vCPU's TB before, in the phase, "
+	   "kernel text to kernel text only; by target, translations summed");
+	if (strncmp(s, "profile phase=0 pc=0x0000000000000040", 37))
+		printf("# %s", s);
+	ok(!caller.touched && !caller.entries->count && !callee.entries->count,
+	   "profile entries: the flush zeroes them and keeps the nodes");
+	prof_phase_free(&p);
+	prof_exec(&caller, &last, 1, 1, 1);
+	prof_discard();
+	prof_flush(&p);
+	ok(!p.nr_entries && !caller.entries->count, "profile entries: a discarded phase keeps none");
+	prof_phase_free(&p);
 }
 
 /* ---- output.c ---- */
@@ -1225,8 +1276,7 @@ static void test_write_results(void)
 		run.tb_start = 1;
 		/* As fetch_exec_prof() does. */
 		fetch_run_exec(&sim.cpu[0], &run, counting_phase());
-		if (counting_phase())
-			prof_add(t, run.insns, run.tb_start);
+		prof_exec(t, &sim.cpu[0].last_tb, run.insns, run.tb_start, !!counting_phase());
 		dacc(0, rnd(&x) % 8192, 8, 0);
 	}
 	write_results();
@@ -1325,6 +1375,7 @@ int main(void)
 	test_text_conflicts();
 	test_l2_conflicts();
 	test_profile();
+	test_profile_entries();
 	test_print_cache();
 	test_print_placement();
 	test_print_config_phase();

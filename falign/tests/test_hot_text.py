@@ -100,6 +100,55 @@ def main():
                 "256 of 4096 bytes, 44.4% of its kernel instructions; COUNT: its instructions"]
         t(heads == want, "write by density: the comment says so",
           diag=[] if heads == want else heads)
+        # Calls: entries into a function's first byte from another function's
+        # TB; a return or branch into the middle, recursion and user space are
+        # no calls.
+        (d / "calls").write_text(
+            "profile phase=0 pc=ffffffff81001000 insns=1 execs=1\n"
+            "entry phase=0 from=0xffffffff81001040 to=0xffffffff81001000 count=7\n"
+            "entry phase=0 from=0xffffffff81001100 to=0xffffffff81001000 count=2\n"
+            "entry phase=0 from=0xffffffff81001000 to=0xffffffff81001060 count=7\n"
+            "entry phase=0 from=0xffffffff81001044 to=0xffffffff81001040 count=3\n"
+            "entry phase=1 from=0x401000 to=0xffffffff81001100 count=9\n"
+            "entry phase=1 from=0xffffffff81001040 to=0xffffffff81001100 count=4\n")
+        calls = hot_text.calls_from_sim(d / "System.map", [d / "calls"])
+        want = {("do_two", "do_one"): 7, ("do_three.constprop.0", "do_one"): 2,
+                ("do_two", "do_three.constprop.0"): 4}
+        t(calls == want, "calls_from_sim: entries at a function's first byte from another "
+          "function, summed over the phases", diag=[] if calls == want else [str(calls)])
+        one = hot_text.calls_from_sim(d / "System.map", [d / "calls"], 1)
+        t(one == {("do_two", "do_three.constprop.0"): 4}, "calls_from_sim of one phase",
+          diag=[] if len(one) == 1 else [str(one)])
+        (d / "badcall").write_text("entry phase=0 from=0xzz to=0x1 count=1\n")
+        try:
+            hot_text.calls_from_sim(d / "System.map", [d / "badcall"])
+            t(False, "calls_from_sim refuses a malformed entry line")
+        except SystemExit as e:
+            t("badcall:1: not an entry line" in str(e),
+              "calls_from_sim refuses a malformed entry line: %s" % e)
+        # C3: hottest first, each function after its most frequent caller's
+        # cluster while the two fit in the limit; the clusters by density.
+        part = [("main", 100), ("leaf", 90), ("mid", 80), ("lone", 70), ("big", 60)]
+        sz = {"main": 100, "leaf": 50, "mid": 100, "lone": 10, "big": 4000}
+        cg = {("main", "mid"): 9, ("mid", "leaf"): 8, ("main", "leaf"): 3, ("mid", "big"): 5,
+              ("lone", "lone"): 4, ("nobody", "main"): 9}
+        order = [f for f, _ in hot_text.c3(part, sz, cg)]
+        want = ["lone", "main", "mid", "leaf", "big"]
+        t(order == want, "c3: leaf follows its most frequent caller mid, and mid main; big "
+          "would take the cluster past a page and stays alone; clusters by density",
+          diag=[] if order == want else [str(order)])
+        order = [f for f, _ in hot_text.c3(part, sz, {})]
+        t(order == ["lone", "leaf", "main", "mid", "big"], "c3 without calls: each function alone, by density",
+          diag=[] if order[0] == "lone" else [str(order)])
+        out = io.StringIO()
+        hot_text.write(out, dict(part), "a test", [("A", dict(part))], sz, 10000, "density",
+                       {"A": cg})
+        lines = out.getvalue().splitlines()
+        heads = [line for line in lines if line.startswith("# A")]
+        rows = [line.split("\t")[1] for line in lines[3:8]]
+        t(rows == want and "in C3's order of its calls" in heads[0],
+          "write with calls: each part in C3's order, and its comment says so",
+          diag=[] if rows == want else [str(rows)] + heads)
         from collections import Counter
         byw = {"web": Counter(a=5, b=1), "ring": Counter(b=2, c=3)}
         kept, counts = hot_text.leave_out(byw, ["web"], Counter(a=5, b=3, c=3, boot=9))
