@@ -14,7 +14,9 @@ kernel = probe = sysfs on the QEMU models: make demo-matrix).
 Per CPU, setting and layout: the estimated cycles per event of each workload
 (bench.py's model on that CPU's simulated misses) and their geometric mean.
 Each CPU's optimum and the best fixed setting are picked on the pick layouts
-and every setting is scored on the others.  Results into build/bench/cpus
+and every setting is scored on the others, paired with off (or with another
+setting) layout by layout: the mean ratio and its 95% t interval
+(bench/paired.py).  Results into build/bench/cpus
 (docs/results/cpus.md from a full make bench-cpus).  Flags (make's QUICK=1,
 DUMP=FILE, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
@@ -24,9 +26,10 @@ import statistics
 import sys
 from pathlib import Path
 
+import paired
 from benchdata import (ROOT, Doc, Run, facts, fmt, parser, plot_png, probe_caches,
                        probe_cmdline, run_args, util)
-from bench import Spread, latency, net
+from bench import TARGET, Spread, latency, net
 
 # The grid: (colours, step, policy), each booted as
 # kstack_colour=on,colours=C,step=S,max_offset=(C-1)*S,policy=P (level and
@@ -40,6 +43,11 @@ GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
 # off case); with --dump, off and the dump's derived line alone (2 boots
 # where the dump's CPU, like this VM's, derives off).
 QUICK_GRID = [(4, 512, "balanced")]
+# The placebo: colouring off, with the 3 x 1 KiB grid point's fields (its
+# line one character longer), so that off against the placebo shows what a
+# setting's argument alone moves; never a candidate optimum or fixed setting.
+# Not in the smoke run.
+PLACEBO = ("placebo", "kstack_colour=off,colours=3,step=1024,max_offset=2048,policy=balanced")
 PICK, SCORE = (1, 2, 3, 4), (5, 6, 7, 8)
 QUICK_PICK, QUICK_SCORE = (1,), (2,)
 QUICK_CPUS = ("K8", "TigerLake")
@@ -49,7 +57,9 @@ MODEL_L1I = (32768, 8, 64)
 # The plugin's primary caches (its defaults), simulated once more as the last
 # cpus= hierarchy: it must count exactly what the primary L2 counts.
 PRIMARY = "32768:8:64-32768:8:64-4194304:16:64"
-TARGET_SLACK = 0.03
+# The derived setting is within target where it is not measurably worse
+# than the optimum by more than this (its interval's lower end).
+TARGET_SLACK = 3.0
 
 
 class Cpu:
@@ -98,10 +108,11 @@ def derived_key(line):
     return int(kv["colours"]), int(kv["step"]), kv["policy"]
 
 
-def settings(cpus, grid):
-    """[(name, kernel args)]: off, each distinct derived line (exactly as the
-    probe prints it), then the grid points that no derived line already is."""
-    out, derived = [("off", "kstack_colour=off")], set()
+def settings(cpus, grid, placebo=True):
+    """[(name, kernel args)]: off, the placebo, each distinct derived line
+    (exactly as the probe prints it), then the grid points that no derived
+    line already is."""
+    out, derived = [("off", "kstack_colour=off")] + [PLACEBO] * placebo, set()
     for c in cpus:
         if c.derived in (a for _, a in out):
             continue
@@ -111,11 +122,6 @@ def settings(cpus, grid):
         out.append((name, c.derived))
         derived.add(key)
     return out + [("c%d-s%d-%s" % g, setting_args(*g)) for g in grid if g not in derived]
-
-
-def fmt_pct(s):
-    """A Spread of percentages: median [range]."""
-    return "%+.1f%% [%+.1f, %+.1f]" % (s.median, s.lo, s.hi)
 
 
 def geomean(xs):
@@ -139,21 +145,26 @@ class Cpus(Doc):
                     self.l1d[case, i, lay] = {p.label: p.rate("cpu%d-L1D" % (i + 1))
                                               for p in phases}
         self.workloads = list(self.cyc[cases[0][0], 0, pick[0]])
+        self.has_placebo = PLACEBO in cases
         self.opt, self.fixed = self.choose()
 
     def cycles(self, p, i):
         return cpu_cycles(p, i, self.lat)
 
-    def gm(self, case, i, layouts, workload=None, figure=None):
-        """Spread over layouts of the geometric mean over the workloads (or of
-        one) of estimated cycles (or of another figure: self.l1d)."""
+    def per_layout(self, case, i, layouts, workload=None, figure=None):
+        """In layout order, the geometric mean over the workloads (or one
+        workload) of estimated cycles (or of another figure: self.l1d)."""
         fig = self.cyc if figure is None else figure
-        return Spread([fig[case, i, lay][workload] if workload else
-                       geomean(fig[case, i, lay].values()) for lay in layouts])
+        return [fig[case, i, lay][workload] if workload else geomean(fig[case, i, lay].values())
+                for lay in layouts]
+
+    def gm(self, case, i, layouts, workload=None, figure=None):
+        """per_layout()'s Spread: its median and range."""
+        return Spread(self.per_layout(case, i, layouts, workload, figure))
 
     def choose(self):
         """Each CPU's optimum and the best fixed setting, on the pick layouts."""
-        cases = [c for c, _ in self.cases]
+        cases = [c for c, _ in self.cases if c != PLACEBO[0]]
         opt = [min(cases, key=lambda c: (self.gm(c, i, self.pick).median, c))
                for i in range(len(self.cpus))]
         fixed = min(cases, key=lambda c: (geomean(
@@ -161,26 +172,36 @@ class Cpus(Doc):
              for i in range(len(self.cpus))]), c))
         return opt, fixed
 
+    def pair(self, case, i, layouts, workload=None, figure=None, control="off"):
+        """case against control on CPU i, layout by layout: the geometric mean
+        over the workloads (or one workload) of estimated cycles (or of
+        another figure: self.l1d)."""
+        return paired.Paired(*[self.per_layout(c, i, layouts, workload, figure)
+                               for c in (control, case)])
+
     def derived(self, i):
         """The case booted with CPU i's derived line."""
         return next(n for n, a in self.cases if a == self.cpus[i].derived)
 
     def rel(self, case, i):
-        """A setting's scored median as % of off's, and its range, as a string."""
-        s, off = self.gm(case, i, self.score), self.gm("off", i, self.score).median
-        txt = "%+.2f%%" % (100 * (s.median / off - 1))
-        if s.lo != s.hi:
-            txt += " [%+.2f, %+.2f]" % (100 * (s.lo / off - 1), 100 * (s.hi / off - 1))
-        return txt
+        """A setting against off on the scoring layouts, paired: a table cell."""
+        return self.pair(case, i, self.score).cell() if case != "off" else ""
 
     def targets(self, i):
-        """The issue's three targets for CPU i: (within, beats fixed, never worse)."""
-        d, o = self.gm(self.derived(i), i, self.score), self.gm(self.opt[i], i, self.score)
-        f = self.gm(self.fixed, i, self.score)
-        within = d.median <= o.median * (1 + max(TARGET_SLACK, (o.hi - o.lo) / o.median))
-        beats = d.median < f.lo
-        worse = [w for w in self.workloads if self.gm(self.derived(i), i, self.score, w).median >
-                 self.gm("off", i, self.score, w).hi]
+        """The issue's three targets for CPU i, paired on the scoring layouts:
+        (within: the derived setting not measurably more than TARGET_SLACK %
+        above the optimum; beats fixed: measurably lower than the fixed
+        setting; the workloads where it is measurably higher than off)."""
+        d = self.derived(i)
+        to_opt, to_fixed = (self.pair(d, i, self.score, control=c) for c in (self.opt[i],
+                                                                             self.fixed))
+        # One scoring layout (QUICK) gives no interval: None, not a verdict.
+        within = True if d == self.opt[i] else None if to_opt.verdict == paired.NA else \
+            to_opt.lo <= TARGET_SLACK
+        beats = False if d == self.fixed else None if to_fixed.verdict == paired.NA else \
+            to_fixed.verdict == paired.LOWER
+        worse = [w for w in self.workloads
+                 if d != "off" and self.pair(d, i, self.score, w).verdict == paired.HIGHER]
         return within, beats, worse
 
     def save(self, results):
@@ -210,7 +231,9 @@ class Cpus(Doc):
               geometric mean over the workloads.
 
             - Layouts (bench.md): each CPU's optimum and the best fixed setting are picked on
-              layouts %s and every setting is scored on layouts %s (median [range]).""",
+              layouts %s and every setting is scored on layouts %s, paired with off (or
+              another setting) layout by layout: the mean ratio and its 95%% Student's t
+              interval (bench/paired.py), **lower** or **higher** where it excludes 0.""",
                 m["banner_bench"], m["fragments_bench"], m["cpu"], m["kargs"],
                 fmt(self.lat["cpi"]), fmt(self.lat["L2"]), fmt(self.lat["L3"]),
                 ", ".join(map(str, self.pick)), ", ".join(map(str, self.score)))
@@ -230,79 +253,126 @@ class Cpus(Doc):
         self.md("""## Results
 
             Estimated cycles per event, geometric mean over the workloads, on the scoring
-            layouts: off's median, then each setting as %% of off's median [range]. *optimum*:
-            the CPU's best setting on the pick layouts; *fixed*: the one setting best over all
-            CPUs there (`%s`).""", self.fixed)
+            layouts: off's median [range], then each setting against off, paired.%s
+            *optimum*: the CPU's best setting on the pick layouts; *fixed*: the one setting
+            best over all CPUs there (`%s`).""", " *placebo*: colouring off under an argument as "
+                "long as a setting's, the method's own bias;" if self.has_placebo else "",
+                self.fixed)
         rows, hits = [], [self.targets(i) for i in range(len(self.cpus))]
         for i, c in enumerate(self.cpus):
             w, b, worse = hits[i]
-            rows.append([c.name, c.set, str(self.gm("off", i, self.score)),
-                         "%s %s" % (self.opt[i], self.rel(self.opt[i], i)),
+            rows.append([c.name, c.set, str(self.gm("off", i, self.score))] +
+                        ([self.rel(PLACEBO[0], i)] if self.has_placebo else []) +
+                        ["%s %s" % (self.opt[i], self.rel(self.opt[i], i)),
                          "%s %s" % (self.derived(i), self.rel(self.derived(i), i)),
-                         self.rel(self.fixed, i), "yes" if w else "**no**",
-                         "yes" if b else "no", ", ".join(worse) or "none"])
-        self.table(["CPU", "set", "off", "optimum", "derived", "fixed", "derived within target",
-                    "derived beats fixed", "workloads where derived is worse than off"], rows,
-                   "llrrrrlll")
-        self.md("""Targets: the derived setting within max(3%%, the optimum's range) of the
-            optimum on %d of %d CPUs; beating the best fixed setting beyond its range on %d
-            (the target: a third); worse than off beyond off's range on %d workload x CPU
-            pairs (the target: none).""", sum(h[0] for h in hits), len(hits),
-                sum(h[1] for h in hits), sum(len(h[2]) for h in hits))
+                         self.rel(self.fixed, i), {True: "yes", False: "**no**"}.get(w, "n/a"),
+                         {True: "yes", False: "no"}.get(b, "n/a"), ", ".join(worse) or "none"])
+        self.table(["CPU", "set", "off"] + ["placebo"] * self.has_placebo +
+                   ["optimum", "derived", "fixed", "derived within target", "derived beats fixed",
+                    "workloads where derived is worse than off"], rows,
+                   "llr" + "r" * self.has_placebo + "rrrlll")
+        self.md("""Targets, each paired on the scoring layouts: the derived setting not
+            measurably more than %g%% above the optimum (its interval against the optimum
+            starts at or below +%g%%) on %d of %d CPUs; measurably below the best fixed setting
+            on %d (the target: a third); measurably above off on %d workload x CPU pairs (the
+            target: none).""", TARGET_SLACK, TARGET_SLACK, sum(h[0] is True for h in hits), len(hits),
+                sum(h[1] is True for h in hits), sum(len(h[2]) for h in hits))
+        power = self.power()
+        if power and len(self.score) > 1:
+            self.md("""Power: the derived line against off, geometric mean over the workloads, on
+                %d scoring layouts; the half-width reached, and the layouts a half-width of
+                ±%g%% would take at that spread: %s.""", len(self.score), TARGET, "; ".join(
+                    "%s ±%.2f%% (%s)" % (n, hw, "n/a" if need is None else "%d" % need)
+                    for n, hw, need in power))
+        if self.has_placebo:
+            bias = [self.pair(PLACEBO[0], i, self.score, w) for i in range(len(self.cpus))
+                    for w in self.workloads]
+            self.md("""The placebo against off: an interval that excludes 0 on %d of %d workload x
+                CPU pairs (at a 95%% interval, about one in twenty by chance), the largest mean
+                %+.2f%%.""", sum(b.real for b in bias), len(bias),
+                    max((b.pct for b in bias), key=abs))
         self.grid_section()
+        self.policy_section()
         self.rule_section()
         self.l2_section()
         self.plot(results / "cpus.png")
-        self.w("![each CPU: optimum, derived and fixed against off](cpus.png)")
+        self.w("![each CPU: optimum, derived, fixed and placebo against off](cpus.png)")
         self.w()
         self.commands(self.run.commands)
         self.write_md(results / "cpus.md")
+
+    def power(self):
+        """[(CPU, half-width %, layouts for TARGET)] of the derived line against
+        off on each CPU that colours."""
+        return [(c.name, p.half_width, p.pairs_for(TARGET)) for i, c in enumerate(self.cpus)
+                if self.derived(i) != "off" for p in [self.pair(self.derived(i), i, self.score)]]
 
     def grid_section(self):
         for figure, what in ((None, "estimated cycles"), (self.l1d, "L1D misses")):
             self.md("""## Every setting on every CPU: %s
 
-                Per event, geometric mean over the workloads, the scoring layouts' median as
-                %% of off's (negative: fewer).""", what)
+                Per event, geometric mean over the workloads, against off on the scoring
+                layouts, paired: the mean in %% (negative: fewer), in bold where the interval
+                excludes 0.""", what)
             self.table(["setting"] + [c.name for c in self.cpus],
-                       [[n] + ["%+.2f" % (100 * (self.gm(n, i, self.score, figure=figure).median /
-                                                 self.gm("off", i, self.score,
-                                                         figure=figure).median - 1))
+                       [[n] + [mean_cell(self.pair(n, i, self.score, figure=figure))
                                for i in range(len(self.cpus))] for n, _ in self.cases[1:]])
 
-    def paired(self, case, i, workload=None):
-        """A setting's L1D misses against off's, layout by layout over every
-        layout, in %: their Spread."""
-        return Spread([100 * (self.gm(case, i, [lay], workload, self.l1d).median /
-                              self.gm("off", i, [lay], workload, self.l1d).median - 1)
-                       for lay in self.pick + self.score])
+    def most_derived(self, key):
+        """Of the settings with (colours, step, policy) key, the one most CPUs
+        derive; None if no setting has it."""
+        lines = [(sum(c.derived == a for c in self.cpus), n) for n, a in self.cases
+                 if derived_key(a) == key]
+        return max(lines)[1] if lines else None
+
+    def policy_section(self):
+        """rr against balanced at 3 x 1 KiB: balanced picks the least used
+        colour under a per-core lock on fork, rr takes a per-core counter."""
+        rr, balanced = (self.most_derived((3, 1024, pol)) for pol in ("rr", "balanced"))
+        if not rr or not balanced:
+            return
+        every = self.pick + self.score
+        self.md("""## Policies: rr against balanced
+
+            `%s` against `%s`, paired over every layout (%s), of the geometric mean over
+            the workloads. balanced takes a per-core lock on each fork, to pick the least
+            used colour; rr takes a per-core counter.""", rr, balanced,
+                ", ".join(map(str, every)))
+        self.table(["CPU", "estimated cycles", "L1D misses"],
+                   [[c.name] + [self.pair(rr, i, every, figure=f, control=balanced).cell()
+                                for f in (None, self.l1d)] for i, c in enumerate(self.cpus)],
+                   "lrr")
 
     def rule_section(self):
-        # 3 x 1 KiB balanced: of its lines, the one most CPUs derive.
-        lines = [(sum(c.derived == a for c in self.cpus), n) for n, a in self.cases
-                 if derived_key(a) == (3, 1024, "balanced")]
-        if not lines:
+        case = self.most_derived((3, 1024, "balanced"))
+        if not case:
             return
-        case = max(lines)[1]
         self.md("""## L1D misses by L1D geometry
 
             The figures the derivation's rule (no colouring on an L1D of more than 8 ways or a
-            way under 4 KiB) is read from: `%s` against off, each layout's ratio, median
-            [range] over every layout (%s), of the geometric mean over the workloads and of
-            the workload it moves most.""", case, ", ".join(map(str, self.pick + self.score)))
-        rows, seen = [], set()
+            way under 4 KiB) is read from: `%s` against off, paired over every layout (%s),
+            of the geometric mean over the workloads and of the workload it moves most.""",
+                case, ", ".join(map(str, self.pick + self.score)))
+        rows, seen, every = [], {}, self.pick + self.score
         for i, c in enumerate(self.cpus):
             if c.caches["L1D"] in seen:
                 continue
-            seen.add(c.caches["L1D"])
-            most = max(self.workloads, key=lambda w: abs(self.paired(case, i, w).median))
+            seen[c.caches["L1D"]] = i
+            most = max(self.workloads,
+                       key=lambda w: abs(self.pair(case, i, every, w, self.l1d).pct))
             rows.append([c.geometry("L1D"), ", ".join(
                              d.name for d in self.cpus if d.caches["L1D"] == c.caches["L1D"]),
-                         "%s" % fmt_pct(self.paired(case, i)),
-                         "%s %s" % (most, fmt_pct(self.paired(case, i, most))),
+                         self.pair(case, i, every, figure=self.l1d).cell(),
+                         "%s %s" % (most, self.pair(case, i, every, most, self.l1d).cell()),
                          "colour" if derived_key(c.derived) else "none"])
         self.table(["L1D", "CPUs", "L1D misses", "the workload it moves most", "derived"],
                    rows, "lllll")
+        self.md("""Each workload, `%s` against off over the same layouts, on the first CPU of
+            each L1D class (its L2 too, for the cycles).""", case)
+        self.table(["L1D (CPU)", "workload", "L1D misses", "estimated cycles"],
+                   [["%s (%s)" % (self.cpus[i].geometry("L1D"), self.cpus[i].name), w] +
+                    [self.pair(case, i, every, w, f).cell() for f in (self.l1d, None)]
+                    for i in seen.values() for w in self.workloads], "llrr")
 
     def l2_counts(self, case, i):
         """CPU i's L2 misses over a boot's phases, all and at the stack top,
@@ -331,26 +401,30 @@ class Cpus(Doc):
 
     def plot(self, png):
         dat = self.work / "cpus.dat"
-        lines = []
+        lines, titles = [], ("optimum", "derived", "fixed", "placebo")[:3 + self.has_placebo]
         for i, c in enumerate(self.cpus):
-            off = self.gm("off", i, self.score).median
             vals = []
-            for case in (self.opt[i], self.derived(i), self.fixed):
-                s = self.gm(case, i, self.score)
-                vals += [100 * (s.median / off - 1), 100 * (s.lo / off - 1),
-                         100 * (s.hi / off - 1)]
+            for case in (self.opt[i], self.derived(i), self.fixed, PLACEBO[0])[:len(titles)]:
+                d = self.pair(case, i, self.score)
+                vals += [0.0] * 3 if case == "off" else [d.pct, d.lo, d.hi]
             lines.append("%d %s %s\n" % (i, c.name, " ".join("%.3f" % v for v in vals)))
         dat.write_text("".join(lines))
         n = len(self.cpus)
-        plot_png(png, "estimated cycles per event against off (scoring layouts: median, range)",
+        plot_png(png, "estimated cycles per event against off (scoring layouts, paired: mean, "
+                 "95% interval)",
                  "", "change against off, % (geometric mean over workloads)", None, 1,
                  ["'%s' using ($1%+.2f):%d:%d:%d%s with yerrorbars pt %d title '%s'" % (
-                     dat, (k - 1) * 0.2, 3 + 3 * k, 4 + 3 * k, 5 + 3 * k,
+                     dat, (k - (len(titles) - 1) / 2) * 0.18, 3 + 3 * k, 4 + 3 * k, 5 + 3 * k,
                      ":xtic(2)" if k == 1 else "", 5 + 2 * k, t)
-                  for k, t in enumerate(("optimum", "derived", "fixed"))],
+                  for k, t in enumerate(titles)],
                  extra=["set xrange [-0.5:%g]" % (n - 0.5), "set xtics rotate by -40",
                         "set yrange [*:*]", "set offsets 0, 0, graph 0.05, graph 0.05",
                         "set xzeroaxis lt -1"])
+
+
+def mean_cell(c):
+    """A Paired's mean alone, in bold where its interval excludes 0."""
+    return ("**%+.2f**" if c.real else "%+.2f") % c.pct
 
 
 def check_twins(run, names, twins, what):
@@ -384,7 +458,7 @@ def main(argv=None):
         print("error: %s" % e, file=sys.stderr)
         return 2
     one = cpus[0].name if opts.dump else None
-    cases = settings(cpus, GRID if not quick else [] if one else QUICK_GRID)
+    cases = settings(cpus, GRID if not quick else [] if one else QUICK_GRID, placebo=not quick)
     pick, score = (QUICK_PICK, QUICK_SCORE) if quick else (PICK, SCORE)
     work = opts.work or ROOT / "build/bench" / ("%s%s" % ("cpu-" + one if one else "cpus",
                                                        "-quick" if quick else ""))

@@ -95,16 +95,53 @@ def main():
         def __init__(self, name, derived):
             self.name, self.derived = name, derived
     line = "kstack_colour=on,level=1,shift=%d,colours=%d,step=1024,max_offset=2048,policy=balanced"
-    got = cpus.settings([FakeCpu("a", line % (12, 3)), FakeCpu("b", line % (15, 3)),
-                         FakeCpu("c", line % (12, 3)), FakeCpu("d", "kstack_colour=off"),
-                         FakeCpu("e", line % (12, 1)), FakeCpu("f", line % (11, 1))],
-                        [(3, 1024, "balanced"), (4, 512, "balanced")])
-    t([n for n, _ in got] == ["off", "c3-s1024-balanced-shift12", "c3-s1024-balanced-shift15",
-                              "c1-derived-shift12", "c1-derived-shift11", "c4-s512-balanced"]
-      and got[5][1] == "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced"
-      and got[3][1] == line % (12, 1),
-      "settings: off once, each distinct derived line exactly (one-colour lines by their "
-      "shift), the grid points no derived line already is", got)
+    fake = [FakeCpu("a", line % (12, 3)), FakeCpu("b", line % (15, 3)),
+            FakeCpu("c", line % (12, 3)), FakeCpu("d", "kstack_colour=off"),
+            FakeCpu("e", line % (12, 1)), FakeCpu("f", line % (11, 1))]
+    grid = [(3, 1024, "balanced"), (4, 512, "balanced")]
+    got, smoke = cpus.settings(fake, grid), cpus.settings(fake, grid, placebo=False)
+    t([n for n, _ in got] == ["off", "placebo", "c3-s1024-balanced-shift12",
+                              "c3-s1024-balanced-shift15", "c1-derived-shift12",
+                              "c1-derived-shift11", "c4-s512-balanced"]
+      and got[6][1] == "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced"
+      and got[4][1] == line % (12, 1) and smoke == got[:1] + got[2:]
+      and got[1][1].startswith("kstack_colour=off,")
+      and abs(len(got[1][1]) - len(cpus.setting_args(3, 1024, "balanced"))) <= 1,
+      "settings: off once, the placebo (colouring off, as long as a grid line; not in the "
+      "smoke run), each distinct derived line exactly (one-colour lines by their shift), the "
+      "grid points no derived line already is", got)
+
+    # make bench-cpus' targets, paired on the scoring layouts: the layouts
+    # spread the figures by 20%, a setting moves them by 2% in every one.
+    rep = cpus.Cpus.__new__(cpus.Cpus)
+    rep.score, rep.pick = (5, 6, 7), (1,)
+    rep.cpus = [FakeCpu("a", "derived-a"), FakeCpu("b", "derived-b")]
+    rep.cases = [("off", "kstack_colour=off"), ("da", "derived-a"), ("db", "derived-b"),
+                 ("fixed", "fixed-args")]
+    spread = {5: 1.0, 6: 1.2, 7: 0.9, 1: 1.0}
+    effect = {("off", 0): (1, 1), ("da", 0): (0.98, 0.98), ("fixed", 0): (1, 1.001),
+              ("off", 1): (1, 1), ("db", 1): (0.97, 1.02), ("fixed", 1): (0.985, 0.985)}
+    rep.cyc = {(c, i, lay): {"w1": 100 * spread[lay] * e[0] * (1 + 0.001 * lay * (c != "off")),
+                             "w2": 50 * spread[lay] * e[1]}
+               for (c, i), e in effect.items() for lay in rep.score}
+    rep.workloads, rep.opt, rep.fixed = ["w1", "w2"], ["da", "fixed"], "fixed"
+    got = [rep.targets(0), rep.targets(1)]
+    # The placebo, lowest of all on the pick layout, is never chosen.
+    rep.cases.append(cpus.PLACEBO)
+    for i, e in ((0, 0.9), (1, 0.9)):
+        rep.cyc[("placebo", i, 1)] = {"w1": 90 * e, "w2": 45 * e}
+    for (c, i), e in effect.items():
+        rep.cyc[(c, i, 1)] = {"w1": 100 * e[0], "w2": 50 * e[1]}
+    rep.cyc.update({(c, i, 1): {"w1": 100.0, "w2": 50.0}
+                    for c in ("da", "db", "fixed", "off") for i in (0, 1)
+                    if (c, i, 1) not in rep.cyc})
+    t("placebo" not in rep.choose()[0] and rep.choose()[1] != "placebo",
+      "bench-cpus: the placebo, though lowest on the pick layouts, is no CPU's optimum and "
+      "not the fixed setting", [str(rep.choose())])
+    t(got == [(True, True, []), (True, False, ["w2"])],
+      "bench-cpus targets, paired: a derived setting 2% lower in every layout is within the "
+      "optimum and beats the fixed one; one 2% higher on a workload is worse than off there, "
+      "and 1% above the optimum is within its 3%", [str(got)])
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
