@@ -8,11 +8,13 @@ candidate here gets its slabs coloured in turn, with the colours and step
 task_struct gets (the bench kernel's slab_colour=, kernel-patches/bench; the
 count from kcolour-probe, one L1D line apart, and a check that the kernel gave
 task_struct the same), on top of kstack_colour=task; then the winners
-together, at most three.  -smp 1, deterministic, LAYOUTS layouts: median and
-range.  A candidate wins when its L1D conflict misses (set-associative minus
-fully-associative) on the ring at N=4 or N=6 lie below the noise band, the
-range of task's layouts and a placebo's (a slab_colour= that names no cache),
-and its L1D misses rise above it on no workload.  Memory: the guest's
+together, at most three.  -smp 1, deterministic, LAYOUTS layouts.  Each
+candidate is paired, layout by layout, with a placebo (a slab_colour= that
+names no cache, on top of the same kstack_colour=task): the mean ratio and its
+95% t interval (bench/paired.py); the placebo against task is the method's
+own bias.  A candidate wins when its L1D conflict misses (set-associative
+minus fully-associative) on the ring at N=4 or N=6 are lower than the
+placebo's, and its L1D misses are higher on no workload.  Memory: the guest's
 /proc/slabinfo after the phases.  TAP on stdout: every phase complete, every
 named cache coloured and no other, task_struct's colours as asked, and
 (QUICK) a bad slab_colour= refused with its error.
@@ -23,18 +25,20 @@ import json
 import re
 import sys
 
+import paired
 from benchdata import (ROOT, Doc, Run, Spread, bench_caches, facts, net, parser,
-                       plot_png, plugin_geometry, probe, run_args, util, verdict)
+                       plot_png, plugin_geometry, probe, run_args, util)
 
 # The attribution's next objects after task_struct, the ring's and hackbench's.
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
 MAX_COLOURED = 3        # the issue's limit on further coloured kinds
+CONTROLS = ("off", "task", "placebo")   # reported as they are, not judged
 RING_TARGETS = (4, 6)   # the issue's ring targets
 TARGET = 0.40           # at most this share of off's conflict misses there
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3, 4, 5), (1,)
 # The placebo: a slab_colour= that names no cache.  It colours nothing and
 # changes only the command line, which moves the boot's allocations as any
-# case's own arguments do: task's and its layouts together are the noise.
+# case's own arguments do: every candidate is judged against it.
 PLACEBO = "no_such_cache"
 # A slab_colour= the kernel must refuse with its error and colour nothing:
 # (colours - 1) x step reaches past the first page (QUICK's third case).
@@ -92,7 +96,7 @@ def l1d_misses(p):
 
 class Figures:
     """The boots' phases by case, layout and row (web net of ab's start-up),
-    and the noise band a candidate is judged against."""
+    and each candidate paired with its control."""
 
     def __init__(self, boots, cases, layouts):
         self.layouts, self.names = layouts, [c for c, _, _ in cases]
@@ -102,30 +106,30 @@ class Figures:
         # ab's start-up alone is no row: the web rows are net of it.
         self.rows = [i for i, p in enumerate(first) if not p.start_up]
 
+    def values(self, case, i, f):
+        """f of row i of a case, in layout order."""
+        return [f(self.net["%s.L%d" % (case, lay)][i]) for lay in self.layouts]
+
     def spread(self, case, i, f):
-        """f of row i of a case over the layouts."""
-        return Spread([f(self.net["%s.L%d" % (case, lay)][i]) for lay in self.layouts])
+        """values()' median and range."""
+        return Spread(self.values(case, i, f))
 
-    def band(self, i, f):
-        """task's layouts and the placebo's together: the noise of the layout
-        and of the boot's own arguments."""
-        return Spread([v for c in ("task", "placebo") if c in self.names
-                       for v in self.spread(c, i, f).values])
-
-    def verdict(self, case, i, f):
-        return verdict(self.spread(case, i, f), self.band(i, f))
+    def pair(self, case, i, f, control="placebo"):
+        """case against control, layout by layout (bench/paired.py)."""
+        return paired.Paired(self.values(control, i, f), self.values(case, i, f))
 
     def winners(self):
-        """The candidates that help the ring at a target N and hurt no
-        workload, the largest ring gain first, at most MAX_COLOURED."""
+        """The candidates lower than the placebo on the ring at a target N and
+        higher on no workload's L1D misses, the largest ring gain first, at
+        most MAX_COLOURED."""
         rings = [i for i in self.rows if self.labels[i] in ["ring N=%d" % n for n in RING_TARGETS]]
         out = []
         for c in (c for c in self.names if c in CANDIDATES):
-            if any(self.verdict(c, i, conflict) == "helps" for i in rings) and \
-                    not any(self.verdict(c, i, l1d_misses) == "hurts" for i in self.rows):
-                out.append((sum(self.band(i, conflict).median - self.spread(c, i, conflict).median
-                                for i in rings), c))
-        return [c for _, c in sorted(out, reverse=True)[:MAX_COLOURED]]
+            if any(self.pair(c, i, conflict).verdict == paired.LOWER for i in rings) and \
+                    not any(self.pair(c, i, l1d_misses).verdict == paired.HIGHER
+                            for i in self.rows):
+                out.append((sum(self.pair(c, i, conflict).pct for i in rings), c))
+        return [c for _, c in sorted(out)[:MAX_COLOURED]]
 
 
 def case_args(caches, colours, step):
@@ -147,17 +151,22 @@ class Report(Doc):
             # Which slab caches colouring helps beyond task_struct
 
             Generated by `make bench-slab-colour%s` (bench/slab_colour.py) on %s: QEMU %s,
-            %s; CPU model %s; kernel arguments `%s` and each case's; layouts %s, -smp 1,
-            median [range].  Commands: `%s/commands`.
+            %s; CPU model %s; kernel arguments `%s` and each case's; layouts %s, -smp 1.
+            Commands: `%s/commands`.
 
             Each case colours the slabs of the caches it names with the colours and step
             task_struct gets on this CPU, %d x %d B (`slab_colour=`, the bench kernel's
             `DEBUG_SLAB_COLOUR_PARAM`), on top of `kstack_colour=task`; `off` is
             `kstack_colour=off`; `placebo` names no cache (`slab_colour=%dx%d:%s`), so it
             colours nothing and changes only the command line, which moves the boot's
-            allocations as every case's own arguments do.  A candidate *helps* where its
-            median lies below the range of task's and the placebo's layouts together,
-            *hurts* where above it.
+            allocations as every case's own arguments do.  off, task and the placebo: the
+            median [range] over the layouts.  Each candidate, and the winners together, is
+            compared with the placebo layout by layout: the mean of the ratios case /
+            placebo (their logs; where a figure can be 0 or negative, as conflict misses
+            can, the difference over the placebo's mean: bench/paired.py) with its 95%%
+            Student's t interval, **lower** or **higher** where the interval excludes 0.
+            *placebo vs task* is the method's own bias: the same colouring with an inert
+            argument, and its interval should hold 0.
             """, " QUICK=1" if self.run.quick else "", m["date"], m["qemu"], m["gcc"],
                 m["cpu"], " ".join(self.run.kargs), ", ".join(map(str, self.layouts)),
                 str(self.work).replace(str(ROOT) + "/", ""), self.colours, self.step,
@@ -165,13 +174,18 @@ class Report(Doc):
         for title, f in (("L1D conflict misses (set-associative minus fully-associative)",
                           conflict), ("L1D misses", l1d_misses)):
             self.md("## %s per event", title)
+            controls = [c for c, _, _ in self.cases if c in CONTROLS]
+            judged = [c for c, _, _ in self.cases if c not in CONTROLS]
+            bias = ["placebo vs task"] if {"placebo", "task"} <= set(controls) else []
             rows = []
             for i in self.fig.rows:
-                rows.append([self.fig.labels[i]] + [
-                    "%s%s" % (self.fig.spread(c, i, f), "" if c in ("off", "task", "placebo") or
-                              len(self.layouts) < 2 else " " + self.fig.verdict(c, i, f))
-                    for c, _, _ in self.cases])
-            self.table(["workload"] + [c for c, _, _ in self.cases], rows)
+                rows.append([self.fig.labels[i]] +
+                            [str(self.fig.spread(c, i, f)) for c in controls] +
+                            [self.fig.pair("placebo", i, f, "task").cell() for _ in bias] +
+                            [self.fig.pair(c, i, f).cell() if "placebo" in controls else "-"
+                             for c in judged])
+            self.table(["workload"] + controls + bias + ["%s vs placebo" % c for c in judged],
+                       rows)
         self.md("## Verdict\n\n%s", self.verdict())
         self.memory()
         self.plot(out)
@@ -182,11 +196,11 @@ class Report(Doc):
             return "None: one layout (QUICK=1) cannot tell a difference from the noise."
         rings = " or ".join(map(str, RING_TARGETS))
         if not self.winners:
-            return ("No candidate takes the ring's L1D conflict misses at N=%s below the noise "
-                    "band (task's and the placebo's layouts) without raising a workload's L1D "
-                    "misses above it: none is worth colouring." % rings)
-        return ("Below the noise band on the ring at N=%s, and no workload's L1D misses above "
-                "it: %s." % (rings, ", ".join(self.winners)))
+            return ("No candidate lowers the ring's L1D conflict misses at N=%s against the "
+                    "placebo without raising a workload's L1D misses: none is worth colouring."
+                    % rings)
+        return ("Lower than the placebo on the ring's L1D conflict misses at N=%s, and higher "
+                "on no workload's L1D misses: %s." % (rings, ", ".join(self.winners)))
 
     def memory(self):
         """Each candidate's slabs in its own case against task's."""
