@@ -634,15 +634,6 @@ def net(boot):
             for p in boot]
 
 
-def verdict(case, off):
-    """helps / hurts where the case's median lies outside off's range, else noise."""
-    if case.median < off.lo:
-        return "helps"
-    if case.median > off.hi:
-        return "hurts"
-    return "noise"
-
-
 def pct(new, old):
     return 100.0 * (new - old) / old if old else float("nan")
 

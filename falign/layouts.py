@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
                        facts, fmt, make_vars, net, parser, plot_png, plugin_geometry,
-                       read_conflicts, run_args, table_path, verdict)
+                       read_conflicts, run_args, table_path)
 import hot_text  # noqa: E402
 import paired  # noqa: E402
 from bench import cycles, latency  # noqa: E402
@@ -238,18 +238,15 @@ class Report(Doc):
             each directory's code lands, and with it which functions share L1I sets, differs.
             Figures: L1I misses per event (set-associative LRU), median [range] over the
             layouts; FA is the fully-associative LRU figure of the same boots, MIN the
-            Belady bound.  A choice *hurts* where its median lies above 16 B's range, *helps*
-            where below.
+            Belady bound.  Whether a choice differs from %s is the paired comparison's
+            (below), not these ranges'.
             """, self.make_args, m["date"], m["qemu"], m["gcc"],
                 m["cpu"], " ".join(self.run.kargs), str(self.work).replace(str(ROOT) + "/", ""),
-                ", ".join(map(str, self.layouts)))
+                ", ".join(map(str, self.layouts)), self.choices[0][1])
         base = self.choices[0][0]
         rows = []
         for i in self.rows:
-            rows.append([self.labels[i]] + [
-                "%s%s" % (self.spread(c, i, l1i), "" if c == base or len(self.layouts) < 2
-                          else " " + verdict(self.spread(c, i, l1i), self.spread(base, i, l1i)))
-                for c, _ in self.choices] +
+            rows.append([self.labels[i]] + [str(self.spread(c, i, l1i)) for c, _ in self.choices] +
                 ["%s / %s" % (fmt(self.spread(base, i, lambda p: l1i(p, "fa_miss")).median),
                               fmt(self.spread(base, i, lambda p: l1i(p, "min_bound")).median))])
         self.table(["workload"] + [label for _, label in self.choices] +

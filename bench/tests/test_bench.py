@@ -3,7 +3,7 @@
 
     python3 bench/tests/test_bench.py
 
-No QEMU: the median and range, the verdict rule, the cycle model, the
+No QEMU: the median and range, the paired verdicts, the cycle model, the
 placement measures and the parsing of a boot's files, on hand-made inputs
 with hand-computed answers; the caches of the bench's CPU from the real
 kcolour-probe on the fixture.
@@ -39,11 +39,6 @@ def main():
     t(str(bench.Spread([5.0, 5.0])) == "5.00", "Spread: one value prints without a range")
     t(bench.Spread([1.0, 4.0]).median == 2.5, "Spread: median of two is their mean")
 
-    off = bench.Spread([10.0, 11.0, 12.0])
-    t([benchdata.verdict(bench.Spread(v), off) for v in ([9.0, 9.5, 9.9], [10.0, 10.5, 20.0],
-                                                     [12.5, 13.0, 14.0], [5.0, 12.0, 20.0])]
-      == ["helps", "noise", "hurts", "noise"],
-      "verdict: helps / hurts only with the median outside off's range (its ends count as noise)")
 
     lat = {"cpi": 1.0, "L2": 12.0, "L3": 42.0}
     p = FakePhase(1000.0, {("L1D", "sa_miss"): 10.0, ("L1I", "sa_miss"): 5.0,
