@@ -4,8 +4,8 @@
 # checkpatch.pl --strict, carries a Signed-off-by of the project identity;
 # each series has its cover letter, and one after the first applies to the
 # base alone; the derivation the colouring adds is byte for byte the one
-# tools-probe builds, and its Kconfig defaults are that derivation's
-# header's.  TAP output.
+# tools-probe builds, and its Kconfig defaults (the default policy too) are
+# that derivation's header's.  TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-$PWD/build}
@@ -200,6 +200,12 @@ for pair in "${KCONFIG_DEFAULTS[@]}"; do
 	tap "$([ -n "$k" ] && [ "$k" = "$h" ]; echo $?)" \
 		"Kconfig $1 default ${k:-(none)} is kcolour_geom.h $2 ${h:-(none)}"
 done
+# The default policy is a choice: KSTACK_COLOUR_POLICY_<P> is KCOLOUR_POLICY_<P>.
+k=$(awk '$1 == "prompt" && /Default colouring policy/ { c = 1; next }
+	c && $1 == "default" { print $2; exit }' "$kconfig" 2>/dev/null)
+h=$(header_define "$geom_h" KCOLOUR_DEFAULT_POLICY)
+tap "$([ -n "$k" ] && [ "${k#KSTACK_COLOUR_POLICY_}" = "${h#KCOLOUR_POLICY_}" ]; echo $?)" \
+	"Kconfig's default colouring policy ${k:-(none)} is kcolour_geom.h KCOLOUR_DEFAULT_POLICY ${h:-(none)}"
 k=$(kconfig_attr "$kconfig" KSTACK_COLOUR_MAX_OFFSET range)
 h=$(header_define "$geom_h" KCOLOUR_MAX_OFFSET_LIMIT)
 if [ -z "$k" ] && [ -f "$kconfig" ] && grep -Eq '^\s*config\s+KSTACK_COLOUR_MAX_OFFSET\s*$' "$kconfig"; then

@@ -109,7 +109,7 @@ static unsigned long parse_ulong(const char *opt, const char *s, unsigned long m
 /* What the probe assumes without options: the kernel's own defaults. */
 static const struct kcolour_params probe_defaults = {
 	.level = 0,			/* auto */
-	.policy = KCOLOUR_POLICY_BALANCED,
+	.policy = KCOLOUR_DEFAULT_POLICY,
 	.step = KCOLOUR_DEFAULT_STEP,
 	.max_offset = KCOLOUR_DEFAULT_MAX_OFFSET,
 };

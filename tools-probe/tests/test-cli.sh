@@ -174,7 +174,7 @@ tap "$(json "$TMP/noinfo.json" "(len(j['caches']), j['recommendation']['fallback
 "$PROBE" --cpuid-file "$TMP/noinfo.raw" | grep -q 'note: no cache information'
 tap $? "no cache information: a note line in the table"
 "$PROBE" --cpuid-file "$TMP/noinfo.raw" --cmdline >"$TMP/noinfo.cmdline" 2>/dev/null
-grep -qx 'kstack_colour=on,level=auto,shift=12,colours=3,step=1024,max_offset=2048,policy=balanced' "$TMP/noinfo.cmdline"
+grep -qx 'kstack_colour=on,level=auto,shift=12,colours=3,step=1024,max_offset=2048,policy=rr' "$TMP/noinfo.cmdline"
 tap $? "no cache information: --cmdline targets level=auto (the recommendation's level 0), not level=1: $(cat "$TMP/noinfo.cmdline")"
 
 # --- output modes agree with each other ---------------------------------------
@@ -193,7 +193,7 @@ grep -qx 'CONFIG_KSTACK_COLOUR=y' "$TMP/sky-auto.config" && grep -qx 'CONFIG_KST
 	grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_AUTO=y' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_STEP=1024' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048' "$TMP/sky-auto.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y' "$TMP/sky-auto.config"
+	grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_RR=y' "$TMP/sky-auto.config"
 tap $? "--kconfig: on at boot, shift and colours 0 (derived at boot), level auto, the default step, budget and policy"
 "$PROBE" --kconfig=auto --cpuid-file "$sky" 2>/dev/null | cmp -s - "$TMP/sky-auto.config"
 tap $? "--kconfig=auto is --kconfig"
@@ -201,17 +201,17 @@ tap $? "--kconfig=auto is --kconfig"
 grep -q '^CONFIG_KSTACK_COLOURS=3$' "$TMP/sky.config" && grep -q '^CONFIG_KSTACK_COLOUR_SHIFT=12$' "$TMP/sky.config" &&
 	grep -q '^CONFIG_KSTACK_COLOUR_STEP=1024$' "$TMP/sky.config" &&
 	grep -q '^CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048$' "$TMP/sky.config" &&
-	grep -q '^CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y$' "$TMP/sky.config" &&
+	grep -q '^CONFIG_KSTACK_COLOUR_POLICY_RR=y$' "$TMP/sky.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L1D=y' "$TMP/sky.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_DEFAULT_ON=y' "$TMP/sky.config"
-tap $? "--kconfig=frozen for Skylake: on, the defaults, shift 12, 3 colours x 1024 B, max 2048 B, balanced, L1D"
-"$PROBE" --kconfig --cpuid-file "$sky" --policy rr --step 128 --max-offset 1024 --level 2 >"$TMP/sky-rr.config" 2>/dev/null
-grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_RR=y' "$TMP/sky-rr.config" && grep -qx 'CONFIG_KSTACK_COLOUR_STEP=128' "$TMP/sky-rr.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=1024' "$TMP/sky-rr.config" && grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L2=y' "$TMP/sky-rr.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/sky-rr.config"
-tap $? "--kconfig keeps what is asked (policy rr, step 128, max offset 1024, level 2), still derives the rest"
+tap $? "--kconfig=frozen for Skylake: on, the defaults, shift 12, 3 colours x 1024 B, max 2048 B, rr, L1D"
+"$PROBE" --kconfig --cpuid-file "$sky" --policy balanced --step 128 --max-offset 1024 --level 2 >"$TMP/sky-asked.config" 2>/dev/null
+grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y' "$TMP/sky-asked.config" && grep -qx 'CONFIG_KSTACK_COLOUR_STEP=128' "$TMP/sky-asked.config" &&
+	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=1024' "$TMP/sky-asked.config" && grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L2=y' "$TMP/sky-asked.config" &&
+	grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/sky-asked.config"
+tap $? "--kconfig keeps what is asked (policy balanced, step 128, max offset 1024, level 2), still derives the rest"
 # Every symbol either fragment sets is one the series' Kconfig defines.
-syms=$(cat "$TMP/sky-auto.config" "$TMP/sky.config" "$TMP/sky-rr.config" |
+syms=$(cat "$TMP/sky-auto.config" "$TMP/sky.config" "$TMP/sky-asked.config" |
 	sed -n 's/^\(# \)\{0,1\}CONFIG_\([A-Z0-9_]*\)[= ].*/\2/p' | sort -u)
 if ls "$TOP"/kernel-patches/[0-9]*.patch >/dev/null 2>&1; then
 	missing=$(for sym in $syms; do
@@ -365,7 +365,7 @@ tap $? "the header says which dump and block it read"
 # measured to gain nothing (1 colour).
 "$PROBE" --cpuid-file "$adl" >"$TMP/adl.txt"
 grep -A1 '^recommendation:' "$TMP/adl.txt" >"$TMP/adl.rec"
-tap "$(grep -qx 'recommendation: off, 1 colour (level 1, shift 12, max offset 2048 B, policy balanced)' "$TMP/adl.rec" &&
+tap "$(grep -qx 'recommendation: off, 1 colour (level 1, shift 12, max offset 2048 B, policy rr)' "$TMP/adl.rec" &&
 	sed -n 2p "$TMP/adl.rec" | grep -q '^note: 1 colour is no colouring: colouring stack tops measured no gain on an L1 of this geometry (12-way, 4K way); kstack_colour=on,colours=3 colours it anyway$'; echo $?)" \
 	"one colour: the recommendation says off, and the note why right below it on stdout"
 tap "$([ "$(grep -c '^  [a-z]* *off: 1 colour$' "$TMP/adl.txt")" -eq 4 ] && ! grep -Eq '^  [a-z]+ +[0-9]+ colours' "$TMP/adl.txt"; echo $?)" \
@@ -422,11 +422,11 @@ tap "$([ -z "$wrong" ]; echo $?)" "every fixture: --cmdline is off for one colou
 tap "$([ $? -eq 0 ] && grep -qx 'all CPUs of the dump: 2 kinds of core' "$TMP/adl-all.txt" &&
 	grep -qx 'core type Core: CPUs 0-11 (12)' "$TMP/adl-all.txt" && grep -qx 'core type Atom: CPUs 12-19 (8)' "$TMP/adl-all.txt"; echo $?)" \
 	"--all-cpus on Alder Lake P: 12 Core and 8 Atom CPUs"
-tap "$(grep -qx 'the kernel would derive here: off, 1 colour (level 1, shift 12, max offset 2048 B, policy balanced)' "$TMP/adl-all.txt" &&
-	grep -qx 'the kernel would derive here: level 1, shift 12 (STACK_SHIFT_BITS), 3 colours x 1024 B, max offset 2048 B, policy balanced' "$TMP/adl-all.txt"; echo $?)" \
+tap "$(grep -qx 'the kernel would derive here: off, 1 colour (level 1, shift 12, max offset 2048 B, policy rr)' "$TMP/adl-all.txt" &&
+	grep -qx 'the kernel would derive here: level 1, shift 12 (STACK_SHIFT_BITS), 3 colours x 1024 B, max offset 2048 B, policy rr' "$TMP/adl-all.txt"; echo $?)" \
 	"--all-cpus: what the kernel would derive on each core type (off on the P-cores, 3 colours on the E-cores)"
 tap "$(grep -qx 'note: the kernel derives once, on the boot CPU (CPU 0), and every CPU runs with that: kstack_colour=off' "$TMP/adl-all.txt" &&
-	grep -qx 'note: CPUs 12-19 (Atom) would derive kstack_colour=on,level=1,shift=12,colours=3,step=1024,max_offset=2048,policy=balanced on their own' "$TMP/adl-all.txt"; echo $?)" \
+	grep -qx 'note: CPUs 12-19 (Atom) would derive kstack_colour=on,level=1,shift=12,colours=3,step=1024,max_offset=2048,policy=rr on their own' "$TMP/adl-all.txt"; echo $?)" \
 	"--all-cpus: the kernel derives once, on the boot CPU, said, and what the E-cores lose"
 "$PROBE" --cpuid-file "$adl" --all-cpus --json >"$TMP/adl-all.json"
 tap "$(json "$TMP/adl-all.json" "[(g['core_type'], g['cpus'][0], len(g['cpus']), g['recommendation']['colours'], g['caches'][0]['size']) for g in j['core_types']] + [j['core_type']]" |
