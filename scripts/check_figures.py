@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every percentage a series quotes (its commit messages, the help texts
-and documentation it adds, its cover letter), and every percentage of a
+and documentation it adds, its cover letter: quoted()), and every percentage of a
 document such as the README, is one that docs/results shows today: the
 same figure, sign aside, somewhere in docs/results/*.md.  A line that
 links results pages (docs/results/NAME.md) is held to those pages alone.
@@ -45,6 +45,21 @@ def unshown(text, pages):
     return sorted(missing, key=lambda f: float(f[:-1]))
 
 
+def quoted(patch):
+    """What a patch quotes: its message (to the first "---") and the lines it
+    adds to help texts (Kconfig files) and documentation; not code or data,
+    such as a profile's header, which records its own measurement."""
+    message, _, diff = patch.partition("\n---\n")
+    keep, lines = False, [message]
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            path = line.split(" b/", 1)[-1]
+            keep = Path(path).name.startswith("Kconfig") or path.startswith("Documentation/")
+        elif keep and line.startswith("+") and not line.startswith("+++"):
+            lines.append(line[1:])
+    return "\n".join(lines)
+
+
 def main(args):
     t = tap.Tap()
     pages = {p.name: shown(p.read_text()) for p in sorted(RESULTS.glob("*.md"))}
@@ -53,7 +68,7 @@ def main(args):
         if path.is_file():
             texts = [(arg, path.read_text())]
         else:
-            texts = [(str(p.relative_to(facts.ROOT / "kernel-patches")), p.read_text())
+            texts = [(str(p.relative_to(facts.ROOT / "kernel-patches")), quoted(p.read_text()))
                      for p in sorted((facts.ROOT / "kernel-patches" / arg).glob("*.patch"))]
             if not texts:
                 t(False, "%s: a series directory or a file" % arg)

@@ -803,6 +803,16 @@ class FiguresTest(unittest.TestCase):
     def test_marked_lines_are_not_checked(self):
         self.assertEqual(check_figures.unshown("7% (measured: perf on a Zen 4)", self.PAGES), [])
 
+    def test_a_patch_quotes_its_message_help_and_documentation(self):
+        patch = ("Subject: x\n\nIt gains 1%.\n---\n a | 1 +\n"
+                 "diff --git a/arch/x86/Kconfig b/arch/x86/Kconfig\n+++ b/arch/x86/Kconfig\n"
+                 "+\t  help: 2% fewer misses\n-\t  old: 9%\n"
+                 "diff --git a/Documentation/x.rst b/Documentation/x.rst\n+3% here\n"
+                 "diff --git a/arch/x86/hot-text.profile b/arch/x86/hot-text.profile\n"
+                 "+# forkloop: 54.3% of its instructions\n"
+                 "diff --git a/kernel/a.c b/kernel/a.c\n+/* 5% */\n")
+        self.assertEqual(check_figures.shown(check_figures.quoted(patch)), {"1%", "2%", "3%"})
+
 
 class PoolTest(unittest.TestCase):
     """qemu.Boot's job lines and qemu.run's pool, with a kernel that does not exist."""
