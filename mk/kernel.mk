@@ -91,6 +91,14 @@ falign-report: deps-bench falign-layouts ## one kernel per function alignment ch
 falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
 	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)") $(if $(PAGE),--page $(PAGE))
 
+# make falign-calibration: make falign-layouts on 16, 64 and 1 byte (no
+# alignment, the bench series' DEBUG_FUNCTION_ALIGN_1B): the simulator's
+# 64 B / 1 B L1I ratio beside the published hardware figures (facts.tsv
+# calibration) -> docs/results/falign-calibration.md.
+.PHONY: falign-calibration
+falign-calibration: deps-bench probe-build ## 64 B against 1 B (no alignment) in three text layouts, beside the published hardware figures -> docs/results/falign-calibration.md
+	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "falign-default falign-64b falign-1b" --page falign-calibration
+
 # make falign-profiles: hot-text profiles trained on the programs of
 # facts.tsv hot-text-programs (one boot of the test image), one on all of them
 # and one without each workload the layouts score (facts.tsv falign-profile
