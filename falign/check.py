@@ -214,8 +214,7 @@ def check_cfi(t, tree):
         return t(False, "cfi: the CFI_CLANG kernel configures and builds (%s)" % e)
     warnings = sum("warning:" in l for l in open(obj / "build.log", errors="replace"))
     t(warnings == 0, "cfi: the CFI_CLANG kernel builds with clang-16, %d warnings" % warnings)
-    (out / "run.sh").write_text("echo cfi: booted\n")
-    initramfs = qemu.initramfs(out / "initramfs.cpio.gz", [(out / "run.sh", "/run.sh")])
+    initramfs = qemu.script_initramfs(out, "echo cfi: booted\n")
     image = kernel.Image("cfi", obj / "arch/x86/boot", "built with clang-16")
     r = qemu.run([qemu.Boot("cfi-clang16", image, initramfs, out, smp=2, timeout=300)])[0]
     kunit = re.search(r"# kstack_colour: pass:(\d+) fail:(\d+)", r.console)

@@ -4,19 +4,24 @@ build places them, in one file format that a person can read and edit,
 whatever measured them.
 
     make hot-text-profile
-        the bench image under the cache simulator (profile=) on the training
-        workloads, the ring and the fork loop (facts.tsv hot-text-train):
-        instructions per function -> build/linux/arch/x86/hot-text.profile,
-        the kernel's default HOT_TEXT_PROFILE (commit it there, make export).
-        First, workload by workload (the smallest hot set first), its
-        hottest functions, as many as fit in half the L1I: they lie in one
-        piece, no function of another workload shares their sets, and
-        half the ways are left to the code outside; the other functions
-        follow, hottest first
-    python3 falign/hot_text.py perf SYSTEM_MAP PERF_SCRIPT [SOURCE]
-        the same from real hardware: the output of `perf script -F ip` of a
-        `perf record -e cycles:k` (an instruction pointer a line), with the
-        System.map of the kernel that ran, to stdout
+        the test image under the cache simulator (profile=) on the programs
+        of facts.tsv hot-text-programs (the web server, hackbench, fork and
+        exit, fork and exec, the ring, tar and find): instructions per
+        function -> build/linux/arch/x86/hot-text.profile, the kernel's
+        default HOT_TEXT_PROFILE (commit it there, make export).  First,
+        workload by workload (the smallest hot set first), the most
+        instructions a byte of its hot set, as many as fit in half the L1I:
+        they lie in one piece, no function of another workload shares their
+        sets, and half the ways are left to the code outside; the other
+        functions follow, hottest first
+    make hot-text-profile FROM=PERF_SCRIPT [SYSTEM_MAP=FILE] [OUT=FILE]
+    python3 falign/hot_text.py perf PERF_SCRIPT [--system-map FILE] [--out FILE]
+        the same from a real machine: `perf record -e cycles:k -a [-g]` (or
+        cpu-clock:k where there is no PMU), then `perf script > PERF_SCRIPT`
+        (the default format, -F ip,sym, or -F ip with the System.map of the
+        kernel that ran, booted nokaslr): samples per function, user space
+        and modules left out; with a System.map, the hottest part by density
+        first, as the simulator's (--room, --select), else hottest first
     python3 falign/hot_text.py check PROFILE
         read it as the build would, and say what is wrong with it
 
@@ -34,8 +39,8 @@ freely: a function the kernel lacks, or that has no section of its own, is
 the build's to skip.
 Flags of make hot-text-profile's run (make's WORK=DIR, REPORT_ONLY=1, RESUME=1,
 JOBS=N, ROOM=BYTES): --work, --report-only, --resume, --jobs, --room;
---select density fills a workload's part with the most instructions a byte
-first, where the default takes the hottest functions by count; --order c3
+--select count fills a workload's part with its hottest functions by count,
+where the default takes the most instructions a byte first; --order c3
 orders each part by call-chain clustering (C3, below), where the default
 keeps the selection's order.
 
@@ -61,7 +66,7 @@ import profile_diff  # noqa: E402
 from harness import facts, series, util  # noqa: E402
 
 DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
-WSET = "hot-text-train"
+WSET = "hot-text-programs"
 # A workload's hot set: its hottest functions that run this share of its
 # kernel instructions (the ring's: 98 functions, 35 KiB).
 COVER = 0.999
@@ -79,8 +84,16 @@ NOT_KERNEL = ("[user]", "[unknown]")
 # How a workload's part of the region is chosen (hot_set()), and ordered.
 SELECTS = ("count", "density")
 ORDERS = ("selection", "c3")
+# A workload's part of the region where no cache geometry is at hand
+# (perf on a real machine): half a 32 KiB L1I.
+ROOM_DEFAULT = (32 << 10) // ROOM_SHARE
 # C3's cluster limit: a page, as HFSort's.
 C3_LIMIT = 4096
+# perf script's DSO of a sample in a module ([nf_tables]; the kernel's own
+# is [kernel.kallsyms], or a vmlinux path).
+MODULE_DSO = re.compile(r"\[(?!kernel\.)(?!unknown\])[^]]*\]")
+# How far past its last text symbol a System.map's text may still run.
+TEXT_SLACK = 1 << 16
 
 
 class Error(util.Error):
@@ -248,20 +261,93 @@ def calls_from_sim(system_map, profiles, phase=None):
     return calls
 
 
-def from_perf(system_map, perf_script):
-    """{function: samples} of `perf script -F ip` output (a hex address a
-    line); Error on a line that is not one."""
-    syms = symbols(system_map)
-    counts = collections.Counter()
-    for i, line in enumerate(Path(perf_script).read_text().splitlines(), 1):
-        if not line.strip():
+def perf_samples(perf_script):
+    """[(ip, symbol or None, dso or None)] of the samples in `perf script`
+    output: the default format (a header, then `ip sym+off (dso)`), -F ip,
+    -F ip,sym[,dso], and with call graphs (-g: a header line that ends in
+    ':', then the frames, leaf first; only the leaf is the sample's).
+    Error, naming the file and line, on what is not perf script output:
+    perf.data itself, binary or empty input, a file cut off mid-line, a
+    line with no instruction pointer where one belongs."""
+    raw = Path(perf_script).read_bytes()
+    if raw.startswith(b"PERFILE"):
+        raise Error("%s is perf.data itself: give its samples as text, `perf script -F "
+                    "ip,sym -i %s > FILE`" % (perf_script, perf_script))
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        raise Error("%s: not text, so not the output of perf script" % perf_script)
+    if not text.strip():
+        raise Error("%s: empty, no samples: record with `perf record -e cycles:k -a` (or "
+                    "cpu-clock:k where there is no PMU), then `perf script > FILE`" % perf_script)
+    lines = text.split("\n")
+    if lines[-1]:
+        raise Error("%s:%d: the file ends in the middle of this line: truncated? (perf "
+                    "script ends every line)" % (perf_script, len(lines)))
+    out, frames = [], None  # frames: in a call graph, the frames after its header
+    for i, line in enumerate(lines[:-1], 1):
+        words = line.split()
+        if not words:
+            frames = None
             continue
-        try:
-            counts[syms.lookup(int(line.split()[0], 16))] += 1
-        except ValueError:
-            raise Error("%s:%d: not an instruction pointer (perf script -F ip): %r"
+        if words[-1].endswith(":"):  # a call graph's header: the leaf follows
+            frames = 0
+            continue
+        dso = words.pop()[1:-1] if len(words) > 1 and re.fullmatch(r"\(.*\)", words[-1]) else None
+        colon = max((k for k, w in enumerate(words) if w.endswith(":")), default=-1)
+        ip, sym = (words[colon + 1:] + [None, None])[:2]
+        if ip is None or not re.fullmatch(r"[0-9a-f]{1,16}", ip) or \
+                len(words) > colon + 3 and int(ip, 16) >= profile_diff.USER_END:
+            raise Error("%s:%d: not a perf script sample (no instruction pointer): %r"
                         % (perf_script, i, line[:80]))
-    return counts
+        if frames is not None:
+            frames += 1
+            if frames > 1:  # a caller's frame, not the sample
+                continue
+        sym = None if sym in (None, "[unknown]") else re.sub(r"\+0x[0-9a-f]+$", "", sym)
+        out.append((int(ip, 16), sym, dso))
+    return out
+
+
+def from_perf(perf_script, system_map=None):
+    """({function: samples} of the kernel's text, and a line saying what was
+    counted) from `perf script` output: a sample's function is the symbol
+    perf printed, else the System.map's at its address (which must be the
+    running kernel's, and KASLR off).  Samples in user space and in modules
+    (which HOT_TEXT_ORDER does not place) are left out.  Error where no
+    sample is the kernel's, or where a System.map is needed and most
+    addresses lie outside its text (KASLR, or another kernel's map)."""
+    samples = perf_samples(perf_script)
+    syms = symbols(system_map) if system_map else None
+    counts, user, modules, outside, unknown = collections.Counter(), 0, 0, 0, 0
+    for ip, sym, dso in samples:
+        if ip < profile_diff.USER_END:
+            user += 1
+        elif dso and MODULE_DSO.fullmatch(dso):
+            modules += 1
+        elif sym:
+            counts[sym] += 1
+        elif syms is None:
+            unknown += 1
+        elif not syms.addrs or not syms.addrs[0] <= ip < syms.addrs[-1] + TEXT_SLACK:
+            outside += 1
+        else:
+            counts[syms.lookup(ip)] += 1
+    kernel = sum(counts.values())
+    if outside > kernel:
+        raise Error("%s: %d of %d kernel samples lie outside %s's text: not the map of the "
+                    "kernel that ran, or KASLR moved it (boot with nokaslr, or give perf "
+                    "script's symbols: `-F ip,sym`)" % (
+                        perf_script, outside, outside + kernel, system_map))
+    if not kernel:
+        raise Error("%s: %d samples, none in the kernel's text%s: record the kernel (`-e "
+                    "cycles:k` or `cpu-clock:k`) and give perf script's symbols (`-F ip,sym`)"
+                    " or the System.map of the kernel that ran" % (
+                        perf_script, len(samples),
+                        " (%d with no symbol, and no System.map given)" % unknown
+                        if unknown else ""))
+    return counts, "%d kernel samples of %s (left out: %d in user space, %d in modules, %d " \
+        "with no symbol)" % (kernel, Path(perf_script).name, user, modules, unknown + outside)
 
 
 def leave_out(workloads, names, counts):
@@ -280,7 +366,7 @@ def leave_out(workloads, names, counts):
 
 
 def train(argv):
-    """make hot-text-profile: one boot of the bench image at -smp 1."""
+    """make hot-text-profile: one boot of the test image at -smp 1."""
     from benchdata import Run, bench_caches, parser, plugin_geometry, run_args, table_path
     p = parser(__doc__, quick=False)
     p.add_argument("--room", metavar="BYTES", type=int,
@@ -288,14 +374,14 @@ def train(argv):
     p.add_argument("--workloads", metavar="SET", default=WSET,
                    help="the facts.tsv workload set to train on (default %s); your own "
                    "program is a cmd line" % WSET)
-    p.add_argument("--image", default="bench", help="the facts.tsv image to boot (default "
-                   "bench; the test image has the same colouring and the bench's fragments)")
+    p.add_argument("--image", default="test", help="the facts.tsv image to boot (default "
+                   "test, which carries the bench's fragments)")
     p.add_argument("--leave-out", metavar="WORKLOAD", action="append", default=[],
                    help="train without this workload (ring, web, hackbench, forkloop or a "
                    "cmd line's name), for scoring the profile on it; repeatable")
-    p.add_argument("--select", choices=SELECTS, default=SELECTS[0],
+    p.add_argument("--select", choices=SELECTS, default="density",
                    help="a workload's part of the region: its hottest functions by count, "
-                   "or by density, the most instructions a byte first (default count)")
+                   "or by density, the most instructions a byte first (default density)")
     p.add_argument("--order", choices=ORDERS, default=ORDERS[0],
                    help="a workload's part in the order of its selection, or in C3's order "
                    "of its calls (call-chain clustering; default selection)")
@@ -346,11 +432,42 @@ def train(argv):
     return run.finish(None, run.work)
 
 
+def perf(argv):
+    """make hot-text-profile FROM=FILE: a profile from a real machine's
+    `perf script` output."""
+    import argparse
+    p = argparse.ArgumentParser(prog="hot_text.py perf", description=perf.__doc__)
+    p.add_argument("perf_script", type=Path, help="perf script's output (FROM=)")
+    p.add_argument("--system-map", type=Path, help="the System.map of the kernel that ran: "
+                   "names samples perf printed no symbol for (KASLR off), and gives the "
+                   "functions' sizes, for the region's part (SYSTEM_MAP=)")
+    p.add_argument("--room", metavar="BYTES", type=int, default=ROOM_DEFAULT,
+                   help="the part of the region the hottest functions take, with a System.map "
+                   "(default %d, half a 32 KiB L1I)" % ROOM_DEFAULT)
+    p.add_argument("--select", choices=SELECTS, default="density",
+                   help="how that part is chosen, as for the simulator's (default density)")
+    p.add_argument("--out", type=Path, default=DEFAULT,
+                   help="where the profile goes (default the tree's %s)" % DEFAULT.name)
+    opts = p.parse_args(argv)
+    counts, source = from_perf(opts.perf_script, opts.system_map)
+    if not opts.out.parent.is_dir():
+        raise Error("no directory for %s%s" % (
+            opts.out, " (make tree first)" if opts.out == DEFAULT else ""))
+    with open(opts.out, "w") as out:
+        if opts.system_map:
+            write(out, counts, "perf script, " + source, [("perf", counts)],
+                  sizes(opts.system_map), opts.room, opts.select)
+        else:
+            write(out, counts, "perf script, %s; hottest first (no System.map, so no sizes "
+                  "for a part chosen by %s)" % (source, opts.select), [])
+    print("%s: %d functions, %s" % (opts.out, len(read(opts.out)), source))
+    return 0
+
+
 def main(argv):
     try:
-        if argv[:1] == ["perf"] and len(argv) in (3, 4):
-            write(sys.stdout, from_perf(argv[1], argv[2]),
-                  argv[3] if len(argv) == 4 else "perf samples, %s" % argv[2])
+        if argv[:1] == ["perf"]:
+            return perf(argv[1:])
         elif argv[:1] == ["check"] and len(argv) == 2:
             rows = read(argv[1])
             print("%s: %d functions, hottest %s" % (argv[1], len(rows), rows[0][1]))

@@ -224,6 +224,17 @@ def initramfs(out, files, busybox=os.environ.get("BUSYBOX", "/bin/busybox")):
     return Path(out)
 
 
+def script_initramfs(out, script, files=(), progs=()):
+    """initramfs() at OUT/initramfs.cpio.gz whose /run.sh is SCRIPT (kept in
+    OUT), with FILES [(SRC, DEST)] and PROGS, host programs put in by the ldd
+    rule (programs())."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run.sh").write_text(script)
+    return initramfs(out / "initramfs.cpio.gz",
+                     [(out / "run.sh", "/run.sh")] + list(files) + programs(list(progs)))
+
+
 def programs(paths):
     """(SRC, DEST) of each host file or directory in paths and, for each ELF
     program or library among them, of every shared library ldd names (the

@@ -59,10 +59,9 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # image without colouring boots; the test image builds, and builds
         # again to the same bytes; make demo on every model; the matrix.
         ("series", ["bash", "scripts/check-series.sh"]),
-        # The percentages the cacheinfo fixes, the colouring, the bench series
-        # and the README quote are docs/results' (the alignment series' are not
-        # all there yet; docs/design.md keeps the history of earlier measurements).
-        ("figures", [PY, "scripts/check_figures.py", "stable", ".", "bench", "README.md",
+        # The percentages the series and the README quote are docs/results'
+        # (docs/design.md keeps the history of earlier measurements).
+        ("figures", [PY, "scripts/check_figures.py", "stable", ".", "falign", "bench", "README.md",
                      "docs/real-hardware.md"]),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
@@ -84,6 +83,9 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"], None, True),
         # make perf-ab -- CMD for real, in the test image (software events).
         ("perf-ab-guest", [PY, "bench/tests/perf_ab_guest.py"]),
+        # make hot-text-profile FROM=FILE on a real perf record, in the test
+        # image (cpu-clock), three perf script formats.
+        ("perf-profile-guest", [PY, "falign/tests/perf_profile_guest.py"]),
         # The KUnit suite as the kernel's own runner runs it: kunit.py exec
         # on the test image (full: kunit.py run, its own kernel, too).
         ("kunit-py", [PY, "selftests/kunit_py.py"]),

@@ -30,9 +30,7 @@ def main(argv=None):
     cpus = p.parse_args(argv).cpus.split()
     try:
         image = kernel.image("off")
-        OUT.mkdir(parents=True, exist_ok=True)
-        (OUT / "run.sh").write_text(RUN_SH)
-        initramfs = qemu.initramfs(OUT / "initramfs.cpio.gz", [(OUT / "run.sh", "/run.sh")])
+        initramfs = qemu.script_initramfs(OUT, RUN_SH)
     except util.Error as e:
         print("Bail out! %s" % e)
         return 1

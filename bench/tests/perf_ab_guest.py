@@ -49,12 +49,9 @@ def main():
     t = tap.Tap()
     try:
         image = kernel.image("test")
-        OUT.mkdir(parents=True, exist_ok=True)
-        (OUT / "run.sh").write_text(RUN)
-        files = [(OUT / "run.sh", "/run.sh"), (TOP / "bench/perfab.py", "/perfab/perfab.py"),
+        files = [(TOP / "bench/perfab.py", "/perfab/perfab.py"),
                  (TOP / "bench/paired.py", "/perfab/paired.py")] + python_files()
-        initramfs = qemu.initramfs(OUT / "initramfs.cpio.gz", files + qemu.programs(
-            ["/usr/bin/perf", PYTHON]))
+        initramfs = qemu.script_initramfs(OUT, RUN, files, ["/usr/bin/perf", PYTHON])
     except util.Error as e:
         t(False, "the test image and the initramfs with perf and python3: %s" % e)
         return t.plan()

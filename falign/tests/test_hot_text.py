@@ -33,7 +33,76 @@ profile phase=1 pc=ffffffff81001080 insns=50 execs=1
 profile phase=1 pc=ffffffff81001100 insns=20 execs=2
 profile phase=1 pc=401000 insns=999 execs=9
 """
-PERF = "ffffffff81001004\nffffffff81001100\n ffffffff81001108\n\nffffffff81001110\n"
+# perf script -F ip: do_one 1, do_three.constprop.0 3, a user sample.
+PERF = "ffffffff81001004\nffffffff81001100\n ffffffff81001108\n\nffffffff81001110\n4010a0\n"
+# The first 40 samples of perf-profile-guest's perf record -e cpu-clock:k -g
+# (a fork and exec loop in the test image), perf script's default format
+# with call graphs, and -G -F ip,sym.
+CANNED = HERE / "perf-script-default.txt", HERE / "perf-script-ip-sym.txt"
+# perf script's default format without call graphs: a kernel sample, a
+# module's, a user one.
+PERF_FLAT = "".join("    sh   120 [000]    12.34567%d:     250000 cpu-clock:k:  %s\n" % (i, sample)
+                    for i, sample in enumerate((
+                        "ffffffff81001044 do_two+0x4 ([kernel.kallsyms])",
+                        "ffffffffa0001000 nft_do_chain+0x0 ([nf_tables])",
+                        "    7f0012345678 __libc_start_main+0x80 (/usr/lib/libc.so.6)")))
+
+
+def perf_tests(t, d):
+    """from_perf and hot_text.py perf: make hot-text-profile FROM=FILE."""
+    perf, source = hot_text.from_perf(d / "perf", d / "System.map")
+    want = {"do_three.constprop.0": 3, "do_one": 1}
+    t(perf == want and "1 in user space" in source,
+      "-F ip with a System.map: samples per function, user space left out (%s)" % source,
+      diag=[] if perf == want else [str(perf)])
+    (d / "flat").write_text(PERF_FLAT)
+    perf, source = hot_text.from_perf(d / "flat")
+    t(perf == {"do_two": 1} and "1 in user space, 1 in modules" in source,
+      "the default format: perf's symbol, modules and user space left out (%s)" % source,
+      diag=[str(perf)] if perf != {"do_two": 1} else [])
+    graphs, _ = hot_text.from_perf(CANNED[0])
+    flat, _ = hot_text.from_perf(CANNED[1])
+    t(graphs == flat and sum(flat.values()) == 40,
+      "a real perf script with call graphs counts each sample's leaf, as -F ip,sym does: "
+      "40 samples, %d functions" % len(flat), diag=[] if graphs == flat else [
+          str(graphs.most_common(5)), str(flat.most_common(5))])
+    real = CANNED[0].read_text()
+    shifted = "".join("%016x\n" % (int(line, 16) + (64 << 20))
+                      for line in PERF.split() if int(line, 16) >> 63)
+    for name, content, want in (
+            ("an empty file", "", "empty, no samples"),
+            ("a blank file", "\n\n", "empty, no samples"),
+            ("a file cut off mid-line", real[:len(real) // 2].rstrip("\n")[:-7],
+             "ends in the middle of this line: truncated?"),
+            ("perf.data itself", b"PERFILE2\x68\x00\x00\x00", "is perf.data itself"),
+            ("a binary file", b"\x7fELF\x02\x01\x01\x00\xff\xfe", "not text"),
+            ("a hot-text profile instead", "# a profile\n12\tdo_one\n", ":1: not a perf script "
+             "sample"),
+            ("a System.map instead", SYSTEM_MAP, ":1: not a perf script sample"),
+            ("user space alone", "4010a0 main\n", "1 samples, none in the kernel's text"),
+            ("addresses and no System.map", PERF, "4 with no symbol, and no System.map"),
+            ("KASLR-moved addresses", shifted, "outside")):
+        f = d / "bad-perf"
+        (f.write_bytes if isinstance(content, bytes) else f.write_text)(content)
+        try:
+            hot_text.from_perf(f, d / "System.map" if name == "KASLR-moved addresses" else None)
+            t(False, "from_perf refuses %s" % name)
+        except hot_text.Error as e:
+            t(want in str(e) and str(f) in str(e), "from_perf refuses %s: %s" % (name, e))
+    out = d / "perf.profile"
+    rc = hot_text.main(["perf", str(CANNED[0]), "--out", str(out)])
+    rows = hot_text.read(out) if rc == 0 else []
+    t(rc == 0 and sum(n for n, _, _ in rows) == 40 and rows == sorted(
+        rows, key=lambda r: (-r[0], r[1])), "hot_text.py perf FILE: a profile of the 40 samples, "
+      "hottest first (%d functions)" % len(rows))
+    rc = hot_text.main(["perf", str(d / "perf"), "--system-map", str(d / "System.map"),
+                        "--room", "64", "--out", str(out)])
+    text = out.read_text() if rc == 0 else ""
+    t(rc == 0 and "# perf: " in text and [f for _, f, _ in hot_text.read(out)] == [
+        "do_one", "do_three.constprop.0"], "with a System.map: the part that fits the room, by "
+      "density, first (do_one's 64 bytes), then the rest")
+    rc = hot_text.main(["perf", str(d / "no-such-file"), "--out", str(out)])
+    t(rc == 1, "hot_text.py perf exits 1 on a missing file")
 
 
 def main():
@@ -163,15 +232,7 @@ def main():
         except hot_text.Error as e:
             t("webb" in str(e) and "ring, web" in str(e),
               "leave_out refuses a name that is no workload: %s" % e)
-        perf = hot_text.from_perf(d / "System.map", d / "perf")
-        want = {"do_three.constprop.0": 3, "do_one": 1}
-        t(perf == want, "from_perf: samples per function", diag=[] if perf == want else [str(perf)])
-        (d / "garbage").write_text("ffffffff81001004\nnot an address\n")
-        try:
-            hot_text.from_perf(d / "System.map", d / "garbage")
-            t(False, "from_perf refuses a line that is no address")
-        except hot_text.Error as e:
-            t("garbage:2:" in str(e), "from_perf refuses a line that is no address: %s" % e)
+        perf_tests(t, d)
         for name, text, want in (
                 ("no tab", "12 do_one\n", ":1: not COUNT<TAB>FUNCTION"),
                 ("a count that is no number", "# c\nx\tdo_one\n", ":2: not COUNT<TAB>FUNCTION"),
