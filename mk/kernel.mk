@@ -108,11 +108,11 @@ falign-calibration: deps-bench probe-build ## 64 B against 1 B (no alignment) in
 # beside 16 B, 64 B and the series' default profile, paired, each held-out
 # workload against the profile that never saw it ->
 # docs/results/falign-profiles.md.  REPORT_ONLY=1 and RESUME=1 pass on.
-HOT_TEXT_PROGRAMS = --image test --workloads hot-text-programs --work build/bench/hot-text-programs
+HOT_TEXT_PROGRAMS = --work build/bench/hot-text-programs
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
 falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, in C3's order, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
-	@python3 falign/hot_text.py $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --out falign/profiles/programs.profile
+	@python3 falign/hot_text.py $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --select count --out falign/profiles/programs.profile
 	@awk -F'\t' '$$1 == "falign-profile" { sub("^falign-ordered-", "", $$2); print $$2, $$4, $$5, $$6 }' \
 		facts.tsv | while read -r name held select order; do \
 		python3 falign/hot_text.py --report-only $(HOT_TEXT_PROGRAMS) --select $$select --order $$order \
@@ -128,14 +128,16 @@ falign-profiles: deps-bench probe-build ## hot-text profiles trained on real pro
 falign-cold-parts: deps-kernel ## what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=)
 	@python3 falign/cold_parts.py $(if $(IMAGE),--image $(IMAGE))
 
-# make hot-text-profile: the kernel functions the ring and the fork loop run,
-# hottest first, from the cache simulator's instruction profile of the bench
-# image -> build/linux/arch/x86/hot-text.profile, the falign series' default
-# HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py, which
-# also reads perf script output from real hardware).
+# make hot-text-profile: the falign series' default hot-text profile, from
+# one boot of the test image under the cache simulator's instruction profile
+# on the programs of facts.tsv hot-text-programs, each workload's part by
+# density -> build/linux/arch/x86/hot-text.profile, the default
+# HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py).
+# FROM=FILE: from a real machine's `perf script` output instead (SYSTEM_MAP=
+# the map of the kernel that ran; OUT= elsewhere than the tree).
 .PHONY: hot-text-profile
-hot-text-profile: deps-bench probe-build ## the kernel functions the ring and the fork loop run, hottest first -> build/linux/arch/x86/hot-text.profile
-	@python3 falign/hot_text.py $(RUN_FLAGS) $(if $(ROOM),--room $(ROOM)) $(if $(WORKLOADS),--workloads $(WORKLOADS))
+hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## the default hot-text profile from the programs under the simulator, or FROM=FILE a real machine's perf script -> build/linux/arch/x86/hot-text.profile (OUT=)
+	@python3 falign/hot_text.py $(if $(FROM),perf '$(FROM)' $(if $(SYSTEM_MAP),--system-map '$(SYSTEM_MAP)'),$(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) $(if $(WORKLOADS),--workloads $(WORKLOADS))) $(if $(ROOM),--room $(ROOM)) $(if $(OUT),--out '$(OUT)')
 
 .PHONY: deb
 
