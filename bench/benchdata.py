@@ -599,14 +599,20 @@ class Doc:
         Path(path).write_text("\n".join(self.out) + "\n")
 
 
+def gnuplot_str(text):
+    """TEXT as a gnuplot '' string, whose quote is written twice."""
+    return "'%s'" % str(text).replace("'", "''")
+
+
 def plot_png(png, title, xlabel, ylabel, xs, pad, plots, extra=()):
     """A PNG plot (gnuplot): on a log2 x axis with a tick at each of xs, or
     where xs is None on the axis that the extra set commands give."""
     axis = ["set logscale x 2", "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
             "set xtics (%s)" % ", ".join(str(x) for x in xs)] if xs else []
     script = "\n".join([
-        "set terminal pngcairo size 900,560 font ',11'", "set output '%s'" % png,
-        "set title '%s'" % title, "set xlabel '%s'" % xlabel, "set ylabel '%s'" % ylabel] +
+        "set terminal pngcairo size 900,560 font ',11'", "set output %s" % gnuplot_str(png),
+        "set title " + gnuplot_str(title), "set xlabel " + gnuplot_str(xlabel),
+        "set ylabel " + gnuplot_str(ylabel)] +
         axis + ["set yrange [0:*]", "set grid", "set key outside right top"] + list(extra) +
         ["plot " + ", ".join(plots)])
     subprocess.run(["gnuplot"], input=script, text=True, check=True)

@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
 from benchdata import (ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
-                       facts, fmt, make_vars, net, parser, plot_png, plugin_geometry,
+                       facts, fmt, gnuplot_str, make_vars, net, parser, plot_png, plugin_geometry,
                        read_conflicts, run_args, table_path)
 import hot_text  # noqa: E402
 import paired  # noqa: E402
@@ -421,14 +421,16 @@ class Report(Doc):
                                                  100 * s.hi / ref))
             lines.append("%d %s  # %s\n" % (x, " ".join(vals), self.labels[i]))
         dat.write_text("".join(lines))
+        step = min(0.12, 0.8 / len(self.choices))  # a workload's choices side by side
         plot_png(out / (self.page + ".png"), "L1I misses by function alignment, median and "
                  "range over %d text layouts" % len(self.layouts), "",
                  "%% of the median of %s" % self.choices[0][1], None, 1,
-                 ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 title '%s'" % (
-                     dat, 0.12 * (k - 1.5), 2 + 3 * k, 3 + 3 * k, 4 + 3 * k,
-                     label.replace("'", "''"))   # gnuplot's quote in a '' string
+                 ["'%s' using ($1+%.3f):%d:%d:%d with yerrorbars pt 7 title %s" % (
+                     dat, step * (k - (len(self.choices) - 1) / 2), 2 + 3 * k, 3 + 3 * k,
+                     4 + 3 * k, gnuplot_str(label))
                   for k, (_, label) in enumerate(self.choices)],
-                 ["set termoption noenhanced", "set xrange [-0.5:%g]" % (len(self.rows) - 0.5),
+                 ["set termoption noenhanced", "set key below",
+                  "set xrange [-0.5:%g]" % (len(self.rows) - 0.5),
                   "set xtics rotate by -20 (%s)" % ", ".join(
                       '"%s" %d' % (self.labels[i], x) for x, i in enumerate(self.rows))])
         self.md("![L1I misses by alignment across layouts](%s.png)\n\n"
