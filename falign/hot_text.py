@@ -83,6 +83,7 @@ OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
 NOT_KERNEL = ("[user]", "[unknown]")
 # How a workload's part of the region is chosen (hot_set()), and ordered.
 SELECTS = ("count", "density")
+SELECT_DEFAULT = "density"  # the series' default profile's
 ORDERS = ("selection", "c3")
 # A workload's part of the region where no cache geometry is at hand
 # (perf on a real machine): half a 32 KiB L1I.
@@ -208,6 +209,14 @@ def write(out, counts, source, workloads=(), size=None, room=0, select="count", 
     for f, n in hottest(counts):
         if f not in placed:
             out.write("%d\t%s\n" % (n, f))
+
+
+def create(path):
+    """PATH opened for writing a profile; Error where its directory is missing."""
+    if not path.parent.is_dir():
+        raise Error("no directory for %s%s" % (path, " (make tree first)" if path == DEFAULT
+                                                else ""))
+    return open(path, "w")
 
 
 def read(path):
@@ -379,9 +388,10 @@ def train(argv):
     p.add_argument("--leave-out", metavar="WORKLOAD", action="append", default=[],
                    help="train without this workload (ring, web, hackbench, forkloop or a "
                    "cmd line's name), for scoring the profile on it; repeatable")
-    p.add_argument("--select", choices=SELECTS, default="density",
+    p.add_argument("--select", choices=SELECTS, default=SELECT_DEFAULT,
                    help="a workload's part of the region: its hottest functions by count, "
-                   "or by density, the most instructions a byte first (default density)")
+                   "or by density, the most instructions a byte first (default %s)"
+                   % SELECT_DEFAULT)
     p.add_argument("--order", choices=ORDERS, default=ORDERS[0],
                    help="a workload's part in the order of its selection, or in C3's order "
                    "of its calls (call-chain clustering; default selection)")
@@ -420,10 +430,7 @@ def train(argv):
             if opts.leave_out else "", opts.image, run.meta.get("fragments_k", ""), room,
             ", chosen by density" if opts.select == "density" else "") + (
             ", in C3's order" if opts.order == "c3" else "")
-    if not opts.out.parent.is_dir():
-        raise Error("no directory for %s%s" % (
-            opts.out, " (make tree first)" if opts.out == DEFAULT else ""))
-    with open(opts.out, "w") as out:
+    with create(opts.out) as out:
         write(out, counts, source, sorted(workloads.items()),
               sizes(system_map), int(room), opts.select, calls if opts.order == "c3" else None)
     rows = read(opts.out)
@@ -444,16 +451,14 @@ def perf(argv):
     p.add_argument("--room", metavar="BYTES", type=int, default=ROOM_DEFAULT,
                    help="the part of the region the hottest functions take, with a System.map "
                    "(default %d, half a 32 KiB L1I)" % ROOM_DEFAULT)
-    p.add_argument("--select", choices=SELECTS, default="density",
-                   help="how that part is chosen, as for the simulator's (default density)")
+    p.add_argument("--select", choices=SELECTS, default=SELECT_DEFAULT,
+                   help="how that part is chosen, as for the simulator's (default %s)"
+                   % SELECT_DEFAULT)
     p.add_argument("--out", type=Path, default=DEFAULT,
                    help="where the profile goes (default the tree's %s)" % DEFAULT.name)
     opts = p.parse_args(argv)
     counts, source = from_perf(opts.perf_script, opts.system_map)
-    if not opts.out.parent.is_dir():
-        raise Error("no directory for %s%s" % (
-            opts.out, " (make tree first)" if opts.out == DEFAULT else ""))
-    with open(opts.out, "w") as out:
+    with create(opts.out) as out:
         if opts.system_map:
             write(out, counts, "perf script, " + source, [("perf", counts)],
                   sizes(opts.system_map), opts.room, opts.select)

@@ -397,8 +397,8 @@ class Report(Doc):
             sits on a 2 MiB boundary), median over the layouts.  Hot lines:
             the L1I lines that the %d functions of the series' hot-text profile
             (`arch/x86/hot-text.profile`, trained on facts.tsv's hot-text-programs)
-            touch, wherever they are.  Hot region: `__hot_text_start` to `__hot_text_end`, where
-            HOT_TEXT_ORDER places them.
+            touch, wherever they are.  Hot region: `__hot_text_start` to
+            `__hot_text_end`, where HOT_TEXT_ORDER places them.
             """, len(hot))
         self.table(["choice", "text bytes", "vs %s" % self.choices[0][1], "hot lines",
                     "hot region bytes"], [
