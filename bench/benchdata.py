@@ -115,21 +115,29 @@ def plugin_geometry(caches):
 
 
 def cmd_workload(line):
-    """A facts.tsv "cmd NAME -- PROGRAM ARG..." workload line: the line the
-    guest runs, PROGRAM resolved to the host path that goes into the
-    initramfs (with its libraries, by ldd) at the same path, and that path.
-    Other lines: (line, None)."""
+    """A facts.tsv "cmd NAME [+PROG...] -- PROGRAM ARG..." workload line: the
+    line the guest runs (cmd NAME -- PROGRAM ARG...), PROGRAM resolved to the
+    host path that goes into the initramfs (with its libraries, by ldd) at the
+    same path, and the host paths to copy: PROGRAM's, and those of the +PROG
+    programs a script PROGRAM runs.  Other lines: (line, [])."""
     words = shlex.split(line)
     if words[:1] != ["cmd"]:
-        return line, None
-    if len(words) < 4 or words[2] != "--" or not re.fullmatch(CMD_NAME, words[1]):
-        raise util.Error("workload line '%s': want cmd NAME -- PROGRAM [ARG...], NAME of "
-                         "letters, digits, - and _" % line)
-    prog = shutil.which(words[3])
-    if not prog:
-        raise util.Error("workload %s: no program %s on this machine" % (words[1], words[3]))
-    prog = str(Path(prog).resolve()) if not Path(words[3]).is_absolute() else words[3]
-    return shlex.join(words[:3] + [prog] + words[4:]), prog
+        return line, []
+    if "--" not in words[2:] or not re.fullmatch(CMD_NAME, words[1]):
+        raise util.Error("workload line '%s': want cmd NAME [+PROG...] -- PROGRAM [ARG...], "
+                         "NAME of letters, digits, - and _" % line)
+    dash = words.index("--", 2)
+    extras, argv = words[2:dash], words[dash + 1:]
+    if not argv or any(not x.startswith("+") or len(x) < 2 for x in extras):
+        raise util.Error("workload line '%s': want cmd NAME [+PROG...] -- PROGRAM [ARG...]"
+                         % line)
+    progs = []
+    for name in [argv[0]] + [x[1:] for x in extras]:
+        prog = shutil.which(name)
+        if not prog:
+            raise util.Error("workload %s: no program %s on this machine" % (words[1], name))
+        progs.append(str(Path(prog).resolve()) if not Path(name).is_absolute() else name)
+    return shlex.join(words[:2] + ["--", progs[0]] + argv[1:]), progs
 
 
 def make_vars(pairs):
@@ -378,6 +386,7 @@ class Run:
             return
         try:
             self.want, cmd_programs = map(list, zip(*map(cmd_workload, self.want)))
+            cmd_programs = [p for progs in cmd_programs for p in progs]
         except util.Error as e:
             self.bail(str(e))
         shutil.rmtree(self.work, ignore_errors=True)

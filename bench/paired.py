@@ -106,6 +106,17 @@ class Paired:
     def _pct(self, d):
         return 100.0 * (math.expm1(d) if self.log else d)
 
+    @property
+    def p(self):
+        """Two-sided p of Student's t that the mean difference is 0 (nan for
+        fewer than 2 pairs; 0 where every pair differs by the same)."""
+        if self.n < 2:
+            return math.nan
+        m = statistics.fmean(self.diffs)
+        if self.sd == 0:
+            return 1.0 if m == 0 else 0.0
+        return t_pvalue(m / (self.sd / math.sqrt(self.n)), self.n - 1)
+
     def pairs_for(self, half_width_pct, most=100000):
         """The pairs the interval needs for a half-width of half_width_pct percent
         at this sd; None where 2 pairs are not enough to know, or more than most."""
@@ -157,3 +168,51 @@ def summary(xs):
     if not xs:
         return math.nan, math.nan, math.nan
     return statistics.fmean(xs), statistics.median(xs), percentile(xs, 99)
+
+
+def signed_rank_p(diffs):
+    """Two-sided exact p of Wilcoxon's signed-rank test that the differences
+    are symmetric about 0: zeros dropped, ties given their mean rank, every
+    one of the 2^n sign patterns counted (n of at most 20).  The smallest p
+    n pairs can give is 2 / 2^n (0.00195 for 10)."""
+    d = [x for x in diffs if x != 0]
+    n = len(d)
+    if n == 0:
+        return 1.0
+    if n > 20:
+        raise ValueError("signed_rank_p: %d pairs, at most 20" % n)
+    order = sorted(range(n), key=lambda i: abs(d[i]))
+    ranks = [0.0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and abs(d[order[j + 1]]) == abs(d[order[i]]):
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    # Twice the ranks are integers: count the sign patterns by their sum.
+    twice = [int(round(2 * r)) for r in ranks]
+    total = sum(twice)
+    counts = {0: 1}
+    for r in twice:
+        nxt = dict(counts)
+        for s, c in counts.items():
+            nxt[s + r] = nxt.get(s + r, 0) + c
+        counts = nxt
+    w = sum(r for r, x in zip(twice, d) if x > 0)
+    dev = abs(w - total / 2.0)
+    extreme = sum(c for s, c in counts.items() if abs(s - total / 2.0) >= dev - 1e-9)
+    return min(1.0, extreme / 2.0 ** n)
+
+
+def holm(ps):
+    """Holm's step-down adjusted p-values of a family, in its order: the k-th
+    smallest p times (m - k + 1), made monotone, at most 1.  A test is
+    rejected at family-wise level alpha where its adjusted p is <= alpha."""
+    m = len(ps)
+    out, run = [1.0] * m, 0.0
+    for k, i in enumerate(sorted(range(m), key=lambda i: ps[i])):
+        run = max(run, min(1.0, (m - k) * ps[i]))
+        out[i] = run
+    return out

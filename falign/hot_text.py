@@ -24,6 +24,13 @@ whatever measured them.
         first, as the simulator's (--room, --select), else hottest first
     python3 falign/hot_text.py check PROFILE
         read it as the build would, and say what is wrong with it
+    python3 falign/hot_text.py sham --like PROFILE --objects ARCHIVE... --seed N --out FILE
+        a sham of PROFILE: functions drawn at random (seeded) from the
+        .text.NAME sections of the ARCHIVEs (vmlinux.a and the lib.a files
+        of a build with HOT_TEXT_ORDER), none of PROFILE's, until they add up to as many
+        bytes as the sections PROFILE names: placed the same way, it moves
+        as much code as the profile without knowing what is hot (the layout
+        decision's control, docs/results/protocol-layout.md)
 
 The format, the kernel's (HOT_TEXT_PROFILE, scripts/generate_hot_text_lds.sh;
 the falign series ships arch/x86/hot-text.profile):
@@ -56,7 +63,10 @@ touch are shared.
 
 import collections
 import itertools
+import os
+import random
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -469,10 +479,90 @@ def perf(argv):
     return 0
 
 
+def text_sections(archives):
+    """{(function, object): bytes} of the .text.NAME sections of a kernel
+    build's archives (vmlinux.a first, then the lib.a files), as
+    scripts/generate_hot_text_lds.sh reads them (readelf -SW;
+    .text.unlikely.* and names that are no function left out)."""
+    # From the object dir, as the build runs it: members are named as there.
+    top = Path(archives[0]).resolve().parent
+    r = subprocess.run(["readelf", "-SW"] + [os.path.relpath(Path(a).resolve(), top)
+                                             for a in archives],
+                       cwd=top, capture_output=True, text=True)
+    if r.returncode or "File: " not in r.stdout:
+        raise Error("%s: readelf -SW failed: %s" % (" ".join(map(str, archives)),
+                                                     (r.stderr.strip() or "no member")[:200]))
+    out, member = {}, None
+    for line in r.stdout.splitlines():
+        if line.startswith("File: "):
+            # thin archives name members ARCHIVE[PATH], regular ones ARCHIVE(NAME)
+            # ld names a thin archive's member by its path: the archive's
+            # directory, then the member's name
+            archive, member = line[6:].split("[", 1) if "[" in line else \
+                line[6:].split("(", 1) if "(" in line else (line[6:], "")
+            member = member.rstrip("])")
+            if "[" in line and "/" in archive:
+                member = archive.rsplit("/", 1)[0] + "/" + member
+            continue
+        m = re.match(r"\s*\[\s*\d+\] \.text\.(\S+)\s+PROGBITS\s+\S+\s+\S+\s+([0-9a-f]+)", line)
+        if m and member and not m.group(1).startswith(("unlikely.", "hot.", "startup.")) \
+                and NAME.match(m.group(1)):
+            out.setdefault((m.group(1), member), int(m.group(2), 16))
+    if not out:
+        raise Error("%s: no .text.NAME section: not built with -ffunction-sections "
+                    "(HOT_TEXT_ORDER)?" % " ".join(map(str, archives)))
+    return out
+
+
+def placed_bytes(profile_rows, sections):
+    """The bytes of the sections a profile names, as the build places them
+    (a name without OBJECT: every object's function of that name)."""
+    return sum(n for (name, obj), n in sections.items()
+               for _, f, o in profile_rows if f == name and (o is None or o == obj))
+
+
+def sham(argv):
+    """A sham profile: random functions, as many bytes as a real one's."""
+    import argparse
+    p = argparse.ArgumentParser(prog="hot_text.py sham", description=sham.__doc__)
+    p.add_argument("--like", type=Path, required=True, help="the profile to match in bytes")
+    p.add_argument("--objects", type=Path, nargs="+", required=True,
+                   help="vmlinux.a and the lib.a files of a build with HOT_TEXT_ORDER (its "
+                   "object dir), as the build's linker script reads them")
+    p.add_argument("--seed", type=int, required=True, help="the draw's seed")
+    p.add_argument("--out", type=Path, required=True, help="where the sham goes")
+    opts = p.parse_args(argv)
+    like, sections = read(opts.like), text_sections(opts.objects)
+    want = placed_bytes(like, sections)
+    names = {f for _, f, _ in like}
+    pool = sorted(k for k in sections if k[0] not in names)
+    random.Random(opts.seed).shuffle(pool)
+    drawn, got = [], 0
+    for key in pool:
+        if got >= want:
+            break
+        drawn.append(key)
+        got += sections[key]
+    if got < want:
+        raise Error("%s: %d bytes of other functions, fewer than the %d of %s"
+                    % (" ".join(map(str, opts.objects)), got, want, opts.like))
+    with create(opts.out) as out:
+        out.write("# kcolour hot-text sham: COUNT<TAB>FUNCTION<TAB>OBJECT, COUNT 1 (no "
+                  "measurement)\n# %d functions drawn at random (seed %d) from the %d "
+                  ".text.NAME sections of %s that %s does not name: %d bytes, against its "
+                  "%d\n" % (len(drawn), opts.seed, len(pool),
+                             " ".join(o.name for o in opts.objects), opts.like.name, got, want))
+        out.writelines("1\t%s\t%s\n" % key for key in drawn)
+    print("%s: %d functions, %d bytes (%s: %d)" % (opts.out, len(drawn), got, opts.like, want))
+    return 0
+
+
 def main(argv):
     try:
         if argv[:1] == ["perf"]:
             return perf(argv[1:])
+        elif argv[:1] == ["sham"]:
+            return sham(argv[1:])
         elif argv[:1] == ["check"] and len(argv) == 2:
             rows = read(argv[1])
             print("%s: %d functions, hottest %s" % (argv[1], len(rows), rows[0][1]))

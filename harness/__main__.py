@@ -17,7 +17,14 @@ def image_check(name, rebuild=True):
         if not rebuild:
             return t.plan()
         again = kernel.image(name, rebuild=True)
-        t(True, "rebuilt in a fresh object dir: the same bzImage, byte for byte (%s)" % again.how)
+        if "unexported work" in again.how:
+            # kernel.image() caches nothing from such a tree: nothing to compare with
+            t.skip("rebuilt in a fresh object dir: the same bzImage, byte for byte",
+                   "build/linux holds unexported work, so no cached image to compare (%s)"
+                   % again.how)
+        else:
+            t("identical to the cache" in again.how,
+              "rebuilt in a fresh object dir: the same bzImage, byte for byte (%s)" % again.how)
     except util.Error as e:
         t(False, "the %s image builds, and again to the same bzImage: %s" % (name, e))
     return t.plan()

@@ -73,6 +73,9 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # The profile format, and the series' hot-text linker script
         # generator (after the images, whose build lays build/linux).
         ("hot-text-unit", [PY, "falign/tests/test_hot_text.py"]),
+        # The code-layout decision's verdicts on synthetic raw files, and its
+        # committed page again from its committed raw files.
+        ("falign-decision-unit", [PY, "falign/tests/test_decision.py"]),
         # make deb's configuration on Debian's own config (full: the
         # packages, from the test image's config).
         ("deb-config", [PY, "scripts/check_deb.py"]),
@@ -122,6 +125,9 @@ def suites(full, fuzz_seconds=None, jobs=None):
                              "exec %s bench/cpus.py --quick --dump build/host.cpuid-r.txt %s"
                              % (PY, " ".join(j))]),
         ("bench-sweep-quick", [PY, "bench/sweep.py", "--quick"] + j),
+        # The code-layout decision's machinery on make check's two images:
+        # the unseen programs (redis, rsync, a tcc build) in the guest.
+        ("falign-decision-quick", [PY, "falign/decision.py", "--quick"] + j),
         ("paired-unit", [PY, "bench/tests/test_paired.py"]),
         ("perf-ab-unit", [PY, "bench/tests/test_perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),

@@ -120,6 +120,29 @@ falign-profiles: deps-bench probe-build ## hot-text profiles trained on real pro
 			--out falign/profiles/$$name.profile || exit 1; done
 	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --work build/bench/falign-profiles
 
+# make falign-decision [LAYOUTS="S ..."] [QUICK=1]: the code-layout decision,
+# pre-registered in docs/results/protocol-layout.md: five kernels in ten
+# fresh text layouts, three L2s on the same boots, each boot's raw figures
+# into docs/results/data/falign-decision/ as it ends (falign/decision.py) ->
+# docs/results/falign-decision.md.  FREEZE=1 writes the pins of its inputs,
+# once, in a commit before the first boot; LAYOUTS= boots some seeds (a
+# session's share); REPORT_ONLY=1 writes the page from the raw files alone.
+.PHONY: falign-decision
+falign-decision: deps-bench probe-build ## the pre-registered code-layout decision: 5 kernels, 10 fresh layouts, 3 L2s -> docs/results/falign-decision.md (LAYOUTS=, QUICK=1, FREEZE=1)
+	@python3 falign/decision.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)") $(if $(FREEZE),--freeze)
+
+# make falign-sham: the decision's sham profile, drawn (seed 55) from the
+# .text.NAME sections of the image without colouring (HOT_TEXT_ORDER: its
+# object dir's vmlinux.a; a cached image is built again for it), as many
+# bytes as the shipped profile's -> falign/profiles/sham.profile.
+.PHONY: falign-sham
+falign-sham: deps-kernel ## the code-layout decision's sham profile -> falign/profiles/sham.profile
+	@o=build/obj/off; [ -e $$o/vmlinux.a ] || { o=build/obj-rebuild/off; \
+		python3 -m harness image off --rebuild >/dev/null; } && \
+	python3 falign/hot_text.py sham --like falign/profiles/programs-density.profile \
+		--objects $$o/vmlinux.a $$o/lib/lib.a $$o/arch/x86/lib/lib.a --seed 55 \
+		--out falign/profiles/sham.profile
+
 # make falign-cold-parts [IMAGE=test]: what GCC splits hot from cold within
 # functions without profile feedback: the .cold parts of an image's vmlinux,
 # and a probe file's cold branches (falign/cold_parts.py) ->

@@ -133,15 +133,24 @@ for s in "${series[@]}"; do
 		--ignore UNKNOWN_COMMIT_ID
 	[ "$s" = "${series[0]}" ] && continue
 	under=() what="the base on their own"
-	[ "$needs" = base ] || what="the base after the $needs series"
-	# What it needs, and what that needs, in the order make tree lays them.
-	while [ "$needs" != base ]; do
-		read -r needs_dir next < <(awk -F'\t' -v n="$needs" \
-			'$1 == "series" && $2 == n { print $3, $5 }' facts.tsv)
-		mapfile -t needed < <(series_patches "$needs_dir")
-		under=("${needed[@]}" "${under[@]}")
-		needs=$next
+	[ "$needs" = base ] || what="the base after the ${needs//+/ and } series"
+	# What it needs (NAME+NAME...), and what that needs, laid in the order
+	# make tree lays them.
+	declare -A wanted=()
+	todo=(${needs//+/ })
+	while [ ${#todo[@]} -gt 0 ]; do
+		n=${todo[0]} todo=("${todo[@]:1}")
+		[ "$n" = base ] && continue
+		wanted[$n]=1
+		todo+=($(awk -F'\t' -v n="$n" '$1 == "series" && $2 == n { gsub(/\+/, " ", $5); print $5 }' facts.tsv))
 	done
+	for t in "${series[@]}"; do
+		set -- $t
+		[ -n "${wanted[$1]:-}" ] || continue
+		mapfile -t needed < <(series_patches "$2")
+		under+=("${needed[@]}")
+	done
+	unset wanted
 	# In an index of its own, no work tree: git apply --cached applies as
 	# git am does (no three-way fallback), in seconds instead of a checkout.
 	index=$BUILD/series-alone.index

@@ -39,6 +39,9 @@ part_packages() {
 		gnuplot-nox
 		# the bench's real programs, copied into its guest (facts.tsv's guest lines)
 		lighttpd apache2-utils rt-tests
+		# the code-layout decision's programs no profile saw (facts.tsv
+		# layout-decision: redis and its load generator, a tcc build)
+		redis-tools tcc
 		# make perf-ab, and its run in a guest (perf and Debian's python3.11)
 		linux-perf python3.11
 	) ;;

@@ -855,10 +855,11 @@ static void print_all(const struct options *o, const struct cpu_group *g, unsign
 
 /*
  * The Kconfig fragment.  By default the one a distribution wants: colouring
- * on, every parameter derived at boot from the boot CPU's caches (shift and
+ * built in but off at boot (no measured gain: README.md), so that
+ * kstack_colour=on or the sysctl turns it on for an A/B without a rebuild,
+ * and every parameter derived at boot from the boot CPU's caches (shift and
  * colours 0), the step, budget, policy and level as asked.  --kconfig=frozen
- * fixes this CPU's shift, colour count and level instead; where that is one
- * colour, colouring is built in but off at boot.
+ * fixes this CPU's shift, colour count and level instead, off at boot too.
  */
 static void print_kconfig(const struct options *o, const struct probe *p)
 {
@@ -876,16 +877,16 @@ static void print_kconfig(const struct options *o, const struct probe *p)
 		       "# (the kernel uses it on any CPU; kstack_colour=auto derives again)\n",
 		       PROBE_VERSION, p->brand[0] ? " (" : "", p->brand, p->brand[0] ? ")" : "");
 	else
-		printf("# kcolour-probe %s: kernel stack colouring on, every parameter derived\n"
-		       "# at boot from the boot CPU's caches (kstack_colour= overrides them)\n",
+		printf("# kcolour-probe %s: kernel stack colouring built in, every parameter\n"
+		       "# derived at boot from the boot CPU's caches (kstack_colour= overrides them)\n",
 		       PROBE_VERSION);
 	if (off)
 		printf("# off at boot: 1 colour on this CPU: %s\n", off_reason(p, why, sizeof(why)));
 	printf("CONFIG_KSTACK_COLOUR=y\n");
-	if (off)
-		printf("# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set\n");
-	else
-		printf("CONFIG_KSTACK_COLOUR_DEFAULT_ON=y\n");
+	if (!off)
+		printf("# off at boot (no measured gain): kstack_colour=on or the sysctl\n"
+		       "# kernel.kstack_colour=1 turns it on, for an A/B on this machine\n");
+	printf("# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set\n");
 	printf("CONFIG_KSTACK_COLOUR_SHIFT=%u\nCONFIG_KSTACK_COLOURS=%u\n"
 	       "CONFIG_KSTACK_COLOUR_STEP=%u\nCONFIG_KSTACK_COLOUR_MAX_OFFSET=%u\n"
 	       "CONFIG_KSTACK_COLOUR_POLICY_%s=y\nCONFIG_KSTACK_COLOUR_LEVEL_%s=y\n",

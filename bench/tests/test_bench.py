@@ -189,14 +189,21 @@ def main():
         t(boot[0].counts[("L2", "all")]["min_bound"] == 1 and boot[0].head["stacks"] == 2,
           "Boot: the MIN bound and the placement line are read")
     # facts.tsv's cmd workload lines: the program found here, at its host path.
-    line, prog = benchdata.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
+    line, progs = benchdata.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
     tar = str(Path(benchdata.shutil.which("tar")).resolve())
-    t(prog == tar and line == "cmd tar -- %s -cf /tmp/u.tar '/usr/a b'" % tar,
-      "cmd_workload: PROGRAM resolved on PATH, the arguments quoted as given", [line, prog])
-    t(benchdata.cmd_workload("ring 8 600") == ("ring 8 600", None),
+    t(progs == [tar] and line == "cmd tar -- %s -cf /tmp/u.tar '/usr/a b'" % tar,
+      "cmd_workload: PROGRAM resolved on PATH, the arguments quoted as given", [line, progs])
+    line, progs = benchdata.cmd_workload("cmd both +gzip +tar -- sh -c 'tar -c /x | gzip'")
+    sh, gzip = (str(Path(benchdata.shutil.which(p)).resolve()) for p in ("sh", "gzip"))
+    t(progs == [sh, gzip, tar] and line == "cmd both -- %s -c 'tar -c /x | gzip'" % sh,
+      "cmd_workload: +PROG programs are copied too, and left out of the guest's line",
+      [line, progs])
+    t(benchdata.cmd_workload("ring 8 600") == ("ring 8 600", []),
       "cmd_workload: other workload lines pass through")
     for bad, why in (("cmd tar tar -cf x", "no --"), ("cmd 9x -- tar", "a name not a word"),
-                     ("cmd tar --", "no program"), ("cmd t -- no-such-prog-kc", "not here")):
+                     ("cmd tar --", "no program"), ("cmd t -- no-such-prog-kc", "not here"),
+                     ("cmd t gzip -- tar", "an extra without +"),
+                     ("cmd t +no-such-prog-kc -- tar", "an extra not here")):
         try:
             benchdata.cmd_workload(bad)
             t(False, "cmd_workload: '%s' (%s) is an error" % (bad, why))

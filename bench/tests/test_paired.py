@@ -115,6 +115,28 @@ def main():
       cells[2] == p.interval(), "a table's cell: the verdict in bold only where the interval "
       "excludes 0: %s" % " / ".join(cells))
 
+    # t's p agrees with the interval: 0 just outside it at 95%, inside it not.
+    p = paired.Paired([100, 100, 100, 100], [110, 111, 112, 109])
+    q = paired.Paired([100, 100, 100], [100, 101, 99])
+    t(p.p < 0.05 and p.real and q.p > 0.05 and not q.real and
+      math.isnan(paired.Paired([1], [2]).p),
+      "t's two-sided p: below 0.05 exactly where the 95%% interval excludes 0 (%.4f, %.3f)"
+      % (p.p, q.p))
+    # Wilcoxon's signed rank, exact: against hand counts.  n = 10 all one
+    # sign: 2 / 1024; one of ten against, the smallest: 2 x 2 / 1024; the
+    # largest against: 43 rank subsets sum to 10 or less, 2 x 43 / 1024.
+    w = [paired.signed_rank_p([1] * 10),
+         paired.signed_rank_p([-0.5] + list(range(2, 11))),
+         paired.signed_rank_p(list(range(1, 10)) + [-10]),
+         paired.signed_rank_p([0, 0, 0]), paired.signed_rank_p([1, -1, 2, -2])]
+    t(w == [2 / 1024, 4 / 1024, 86 / 1024, 1.0, 1.0],
+      "signed-rank exact p: all ten one way, the smallest against, the largest against, "
+      "no differences, a symmetric tie: %s" % w)
+    h = paired.holm([0.01, 0.04, 0.03, 0.005])
+    t(all(abs(a - b) < 1e-12 for a, b in zip(h, [0.03, 0.06, 0.06, 0.02])) and
+      paired.holm([]) == [] and paired.holm([0.9, 0.8]) == [1.0, 1.0],
+      "Holm's adjusted p: step-down, monotone, at most 1: %s" % h)
+
     s = paired.summary(list(range(1, 101)))
     t(s == (50.5, 50.5, 99), "mean, median and nearest-rank p99 of 1..100: %s" % (s,))
     t(all(math.isnan(x) for x in paired.summary([])), "summary of nothing: nans")

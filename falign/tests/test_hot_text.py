@@ -305,8 +305,9 @@ def generator(t, d):
     subprocess.run(["ar", "cDPrST", "lib/lib.a", "lib/beta.o"], cwd=d, check=True)
     (d / "gen.prof").write_text(GEN_PROFILE)
 
-    def gen(profile):
-        return subprocess.run(["sh", str(GEN), "readelf", profile, "6", "vmlinux.a", "lib/lib.a"],
+    def gen(profile, *flags):
+        return subprocess.run(["sh", str(GEN)] + list(flags) +
+                              ["readelf", profile, "6", "vmlinux.a", "lib/lib.a"],
                               cwd=d, capture_output=True, text=True)
     r = gen("gen.prof")
     t(r.returncode == 0, "generate_hot_text_lds.sh writes a script", diag=r.stderr.splitlines())
@@ -347,6 +348,8 @@ def generator(t, d):
                                                                      ".text.hot..profile")],
       "the rest folded back into .text and .text.unlikely",
       diag=[] if ".text" in names else sorted(names)[:20])
+    line_align(t, d, gen)
+    sham(t, d)
     (d / "bad.prof").write_text("9\ta40\nx\ta30\n")
     r = gen("bad.prof")
     t(r.returncode == 1 and "bad.prof:2:" in r.stderr, "a bad profile line fails the build, "
@@ -358,6 +361,57 @@ def generator(t, d):
     r = gen("missing.prof")
     t(r.returncode == 1 and "cannot read" in r.stderr, "a missing profile fails the build: %s"
       % r.stderr.strip())
+
+
+def hot_functions(d, lds):
+    """[(address, name)] of the hot section's functions after ld -r with lds."""
+    subprocess.run(["ld", "-r", "-T", lds, "--whole-archive", "vmlinux.a", "lib/lib.a", "-o",
+                    "out.o"], cwd=d, check=True, capture_output=True)
+    secs = {int(m.group(1)): m.group(2)
+            for m in re.finditer(r"^\s*\[\s*(\d+)\]\s+(\S+)", readelf("-SW", d), re.M)}
+    return sorted((int(w[1], 16), w[7]) for w in map(str.split, readelf("-sW", d).splitlines())
+                  if len(w) == 8 and w[3] == "FUNC" and w[6].isdigit() and
+                  secs.get(int(w[6])) == ".text.hot..profile")
+
+
+def line_align(t, d, gen):
+    """--line-align (the bench series' DEBUG_HOT_TEXT_LINE_ALIGN): every
+    function of the profile starts a line, in the same order."""
+    r = gen("gen.prof", "--line-align")
+    (d / "lines.lds").write_text(r.stdout)
+    hot = hot_functions(d, "lines.lds") if r.returncode == 0 else []
+    t([n for _, n in hot] == ORDER and all(a % LINE == 0 for a, _ in hot),
+      "--line-align: the profile's functions in its order, each at the start of a line",
+      diag=["%s at %#x" % (n, a) for a, n in hot if a % LINE] + r.stderr.splitlines())
+
+
+def sham(t, d):
+    """hot_text.py sham on the same archives: random functions, none of the
+    profile's, as many bytes as it places, the same for the same seed."""
+    secs = hot_text.text_sections([d / "vmlinux.a", d / "lib/lib.a"])
+    t(("dup", "lib/beta.o") in secs and ("dup", "kernel/alpha.o") in secs and
+      ("b50", "lib/beta.o") in secs and not any(n.startswith("unlikely") for n, _ in secs),
+      "text_sections names each function by its object, as the build's script does: %s"
+      % sorted(secs)[:4])
+    (d / "small.prof").write_text("1\tb8\n1\ta30\n")
+    want = hot_text.placed_bytes(hot_text.read(d / "small.prof"), secs)
+    outs = []
+    for name, seed in (("s1", 7), ("s2", 7), ("s3", 8)):
+        rc = hot_text.main(["sham", "--like", str(d / "small.prof"), "--objects",
+                            str(d / "vmlinux.a"), str(d / "lib/lib.a"), "--seed", str(seed),
+                            "--out", str(d / name)])
+        outs.append((rc, hot_text.read(d / name) if rc == 0 else []))
+    drawn = [(f, o) for _, f, o in outs[0][1]]
+    got = sum(secs[k] for k in drawn)
+    t(all(rc == 0 for rc, _ in outs) and drawn and
+      not {f for f, _ in drawn} & {"b8", "a30"} and
+      want <= got < want + max(secs.values()) and outs[0][1] == outs[1][1],
+      "sham: %d functions, %d bytes for the profile's %d, none of its own, the same for the "
+      "same seed" % (len(drawn), got, want))
+    t(outs[0][1] != outs[2][1] or len(secs) < 4, "sham: another seed draws others")
+    rc = hot_text.main(["sham", "--like", str(d / "gen.prof"), "--objects", str(d / "vmlinux.a"),
+                        str(d / "lib/lib.a"), "--seed", "1", "--out", str(d / "big")])
+    t(rc == 1, "sham: fewer bytes of other functions than the profile's is an error")
 
 
 if __name__ == "__main__":

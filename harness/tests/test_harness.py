@@ -464,7 +464,7 @@ class FactsTest(unittest.TestCase):
         awk = subprocess.run(["awk", "-F\t", '$1 == "image" && $2 == "bench" { print $4 }',
                               str(facts.FACTS)], capture_output=True, text=True).stdout.strip()
         self.assertEqual(awk, " ".join(facts.image_spec("bench")[1]))
-        self.assertEqual(awk, "qemu-test kcolour kcolour-task bench-net bench-tools")
+        self.assertEqual(awk, "qemu-test kcolour kcolour-on kcolour-task bench-net bench-tools")
 
 
 class FactsFixtureTest(unittest.TestCase):

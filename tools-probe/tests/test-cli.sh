@@ -188,13 +188,14 @@ tap "$([ "$(json "$TMP/sky.json" "j['recommendation']['cmdline']")" = "$("$PROBE
 # --kconfig: what a distribution wants, colouring decided at boot on the
 # machine it boots; --kconfig=frozen: this CPU's shift and colour count.
 "$PROBE" --kconfig --cpuid-file "$sky" >"$TMP/sky-auto.config" 2>/dev/null
-grep -qx 'CONFIG_KSTACK_COLOUR=y' "$TMP/sky-auto.config" && grep -qx 'CONFIG_KSTACK_COLOUR_DEFAULT_ON=y' "$TMP/sky-auto.config" &&
+grep -qx 'CONFIG_KSTACK_COLOUR=y' "$TMP/sky-auto.config" && grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/sky-auto.config" &&
+	! grep -q '^CONFIG_KSTACK_COLOUR_DEFAULT_ON' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_SHIFT=0' "$TMP/sky-auto.config" && grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_AUTO=y' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_STEP=1024' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048' "$TMP/sky-auto.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_RR=y' "$TMP/sky-auto.config"
-tap $? "--kconfig: on at boot, shift and colours 0 (derived at boot), level auto, the default step, budget and policy"
+tap $? "--kconfig: built in, off at boot, shift and colours 0 (derived at boot), level auto, the default step, budget and policy"
 "$PROBE" --kconfig=auto --cpuid-file "$sky" 2>/dev/null | cmp -s - "$TMP/sky-auto.config"
 tap $? "--kconfig=auto is --kconfig"
 "$PROBE" --kconfig=frozen --cpuid-file "$sky" >"$TMP/sky.config" 2>/dev/null
@@ -203,8 +204,8 @@ grep -q '^CONFIG_KSTACK_COLOURS=3$' "$TMP/sky.config" && grep -q '^CONFIG_KSTACK
 	grep -q '^CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048$' "$TMP/sky.config" &&
 	grep -q '^CONFIG_KSTACK_COLOUR_POLICY_RR=y$' "$TMP/sky.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L1D=y' "$TMP/sky.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_DEFAULT_ON=y' "$TMP/sky.config"
-tap $? "--kconfig=frozen for Skylake: on, the defaults, shift 12, 3 colours x 1024 B, max 2048 B, rr, L1D"
+	grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/sky.config"
+tap $? "--kconfig=frozen for Skylake: off at boot, the defaults, shift 12, 3 colours x 1024 B, max 2048 B, rr, L1D"
 "$PROBE" --kconfig --cpuid-file "$sky" --policy balanced --step 128 --max-offset 1024 --level 2 >"$TMP/sky-asked.config" 2>/dev/null
 grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y' "$TMP/sky-asked.config" && grep -qx 'CONFIG_KSTACK_COLOUR_STEP=128' "$TMP/sky-asked.config" &&
 	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=1024' "$TMP/sky-asked.config" && grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L2=y' "$TMP/sky-asked.config" &&
@@ -386,9 +387,9 @@ tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl.config"
 	grep -q '^# off at boot: 1 colour on this CPU: colouring stack tops measured no gain' "$TMP/adl.config"; echo $?)" \
 	"one colour: --kconfig=frozen is built in, off at boot, nothing frozen, and says why"
 "$PROBE" --cpuid-file "$adl" --kconfig >"$TMP/adl-auto.config"
-tap "$(grep -qx 'CONFIG_KSTACK_COLOUR_DEFAULT_ON=y' "$TMP/adl-auto.config" &&
+tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl-auto.config" &&
 	grep -q '^# this CPU (12th Gen Intel(R) Core(TM) i7-12700H) would get kstack_colour=off: colouring stack tops measured no gain' "$TMP/adl-auto.config"; echo $?)" \
-	"one colour: --kconfig (derived at boot) stays on, and says this CPU would get kstack_colour=off"
+	"one colour: --kconfig (derived at boot) is the same fragment, and says this CPU would get kstack_colour=off"
 # The other ways to one colour, each with its reason.
 "$PROBE" --cpuid-file "$sky" --max-offset 0 >"$TMP/one-budget.txt"
 "$PROBE" --cpuid-file "$sky" --step 4096 --max-offset 4096 >"$TMP/one-step.txt"
