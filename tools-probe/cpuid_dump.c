@@ -614,12 +614,25 @@ static u32 first_missing(const struct cpuid_dump *d, const u32 *want,
 	return 0;
 }
 
+/*
+ * The highest leaf @max that leaf 0 or 0x80000000 names, where a dump lacks
+ * it although it holds every leaf the decoder reads: a warning in @err, 1.
+ */
+static int highest_missing(char *err, size_t errlen, const char *name,
+			   unsigned int cpu, u32 max, const char *by)
+{
+	fail(err, errlen,
+	     "%s: CPU %u block lacks leaf 0x%x, the highest that %s names (a tool that leaves leaves out, or cut short?); decoded anyway: the decoder reads none of the leaves it lacks",
+	     name, cpu, max, by);
+	return 1;
+}
+
 int cpuid_dump_check(const struct cpuid_dump *d, const char *name,
 		     unsigned int cpu, char *err, size_t errlen)
 {
 	const struct cpuid_entry *e0, *ext, *e;
-	u32 max, max_ext, miss, want[5];
-	bool leaf_seen, amd;
+	u32 max, max_ext, miss, want[4];
+	bool leaf_seen, amd, basic_whole;
 	char vendor[12];
 
 	e0 = lookup(d, 0, 0, &leaf_seen);
@@ -633,12 +646,12 @@ int cpuid_dump_check(const struct cpuid_dump *d, const char *name,
 	want[0] = 1;
 	want[1] = amd ? 0 : 2;
 	want[2] = amd ? 0 : 4;
-	want[3] = max;
-	miss = first_missing(d, want, 4, max);
+	miss = first_missing(d, want, 3, max);
 	if (miss)
 		return fail(err, errlen,
 			    "%s: CPU %u block is incomplete (cut short?): no leaf 0x%x, which leaf 0 promises (highest basic leaf 0x%x)",
 			    name, cpu, miss, max);
+	basic_whole = has_leaf(d, max);
 
 	ext = lookup(d, 0x80000000u, 0, &leaf_seen);
 	if (!ext) {
@@ -647,23 +660,26 @@ int cpuid_dump_check(const struct cpuid_dump *d, const char *name,
 				    "%s: CPU %u block is incomplete (cut short?): no leaf 0x80000000, which every %s has",
 				    name, cpu, amd ? "AMD and Hygon CPU" :
 				    "CPU with leaf 4");
-		return 0;
+		return basic_whole ? 0 : highest_missing(err, errlen, name, cpu, max, "leaf 0");
 	}
 	max_ext = ext->regs[0];
-	if ((max_ext & 0xffff0000u) != 0x80000000u)
-		return 0;	/* no extended leaves: the decoder reads none */
+	if ((max_ext & 0xffff0000u) != 0x80000000u)	/* no extended leaves */
+		return basic_whole ? 0 : highest_missing(err, errlen, name, cpu, max, "leaf 0");
 	e = lookup(d, 0x80000001u, 0, &leaf_seen);
 	want[0] = 0x80000001u;
 	want[1] = 0x80000005u;
 	want[2] = 0x80000006u;
 	want[3] = amd && e && (e->regs[2] & (1u << 22)) ?	/* TOPOEXT */
 		  0x8000001du : 0;
-	want[4] = max_ext;
-	miss = first_missing(d, want, 5, max_ext);
+	miss = first_missing(d, want, 4, max_ext);
 	if (miss)
 		return fail(err, errlen,
 			    "%s: CPU %u block is incomplete (cut short?): no leaf 0x%x, which leaf 0x80000000 promises (highest extended leaf 0x%x)",
 			    name, cpu, miss, max_ext);
+	if (!basic_whole)
+		return highest_missing(err, errlen, name, cpu, max, "leaf 0");
+	if (!has_leaf(d, max_ext))
+		return highest_missing(err, errlen, name, cpu, max_ext, "leaf 0x80000000");
 	return 0;
 }
 

@@ -62,14 +62,17 @@ int cpuid_dump_load(const char *path, unsigned int cpu,
  *   - leaf 0x80000000 on AMD and Hygon (every one has extended leaves) and
  *     on any CPU whose highest basic leaf is 4 or more (every CPU with leaf
  *     4 has them; a P6 Pentium III, highest leaf 3, has none);
- *   - then the highest extended leaf (0x80000000 EAX), and 0x80000001,
- *     0x80000005 and 0x80000006 up to it, and on AMD and Hygon with
- *     TOPOEXT 0x8000001D.
+ *   - then 0x80000001, 0x80000005 and 0x80000006 up to the highest
+ *     extended leaf (0x80000000 EAX), and on AMD and Hygon with TOPOEXT
+ *     0x8000001D.
  *
  * Other leaves may be missing: AIDA64 leaves out leaves that read as zeros
- * (AMD's leaf 4 and 0xB), and `cpuid -r` dumps of VMs lack some.  Every
- * block of every fixture passes.  @name is the file name for the message.
- * Return 0, or -1 with a one-line message in @err.
+ * (AMD's leaf 4 and 0xB), and `cpuid -r` dumps of VMs lack some.  A block
+ * that lacks the highest basic or extended leaf but holds every leaf above
+ * is decoded, with a warning: tools leave out leaves they do not know, and
+ * the decoder reads none of them.  Every block of every fixture passes.
+ * @name is the file name for the message.  Return 0; 1 with a one-line
+ * warning in @err; or -1 with a one-line message in @err.
  */
 int cpuid_dump_check(const struct cpuid_dump *d, const char *name,
 		     unsigned int cpu, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/bits.h>
@@ -135,7 +136,8 @@ static void print_usage(FILE *out)
 		"  --all-cpus         every CPU: each core type's caches and what the kernel\n"
 		"                     would derive on it\n"
 		"  --json             machine-readable output\n"
-		"  --kconfig          print a Kconfig fragment: colouring on, derived at boot\n"
+		"  --kconfig          print a distribution's Kconfig fragment: colouring built in,\n"
+		"                     off at boot, derived at boot\n"
 		"  --kconfig=frozen   the same with this CPU's shift and colour count fixed\n"
 		"  --cmdline          print the kstack_colour= boot parameter for it\n"
 		"  --max-offset BYTES stack budget (default %u, at most %u)\n"
@@ -146,7 +148,7 @@ static void print_usage(FILE *out)
 		"  --sysfs-root DIR   cross-check against DIR/devices/system/cpu/cpuN/cache\n"
 		"                     (default /sys for this CPU; no check for a dump)\n"
 		"  --no-sysfs         skip the sysfs cross-check\n"
-		"  --strict           exit 1 when sysfs disagrees\n"
+		"  --strict           exit 1 when sysfs disagrees (2 when there is none to check)\n"
 		"  -h, --help         print this help and exit\n"
 		"  -V, --version      print the version and exit\n"
 		"\n"
@@ -195,6 +197,14 @@ static void __attribute__((noreturn)) bad_option(const struct option *longopts,
 	die("option '--%s' takes no argument (see --help)", hit);
 }
 
+/* --json, --kconfig and --cmdline are outputs: one of them at most. */
+static void one_output(const char **mode, const char *name)
+{
+	if (*mode && strcmp(*mode, name))
+		die("%s and %s are different outputs: give one", *mode, name);
+	*mode = name;
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum { O_FILE = 256, O_CPU, O_ALL, O_JSON, O_KCONFIG, O_CMDLINE, O_MAXOFF, O_STEP,
@@ -218,7 +228,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, no_sysfs = 0, policy;
+	const char *mode = NULL;
 	unsigned long v;
+	struct stat st;
+	char dir[600];
 
 	o->req = probe_defaults;
 	opterr = 0;
@@ -230,21 +243,31 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->cpu_given = 1;
 			break;
 		case O_ALL: o->all_cpus = 1; break;
-		case O_JSON: o->output = OUT_JSON; break;
+		case O_JSON:
+			one_output(&mode, "--json");
+			o->output = OUT_JSON;
+			break;
 		case O_KCONFIG:
+			one_output(&mode, "--kconfig");
 			o->output = OUT_KCONFIG;
 			if (optarg && strcmp(optarg, "frozen") && strcmp(optarg, "auto"))
 				die("--kconfig: '%s' is not auto or frozen", optarg);
 			o->frozen = optarg && !strcmp(optarg, "frozen");
 			break;
-		case O_CMDLINE: o->output = OUT_CMDLINE; break;
+		case O_CMDLINE:
+			one_output(&mode, "--cmdline");
+			o->output = OUT_CMDLINE;
+			break;
 		case O_MAXOFF:
 			o->req.max_offset = parse_ulong("--max-offset", optarg,
 							KCOLOUR_MAX_OFFSET_LIMIT);
 			break;
 		case O_STEP:
 			v = parse_ulong("--step", optarg, KCOLOUR_MAX_STEP);
-			if (!v || v % KCOLOUR_MIN_STEP)
+			if (!v)
+				die("--step: 0: a step is at least %d bytes, one line",
+				    KCOLOUR_MIN_STEP);
+			if (v % KCOLOUR_MIN_STEP)
 				die("--step: %lu is not a multiple of %d", v, KCOLOUR_MIN_STEP);
 			o->req.step = v;
 			break;
@@ -255,7 +278,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->req.policy = policy;
 			break;
 		case O_LEVEL:
-			o->req.level = strcmp(optarg, "auto") ? parse_ulong("--level", optarg, 2) : 0;
+			if (strcmp(optarg, "auto") && strcmp(optarg, "1") && strcmp(optarg, "2"))
+				die("--level: '%s' is not auto, 1 or 2", optarg);
+			o->req.level = strcmp(optarg, "auto") ? optarg[0] - '0' : 0;
 			break;
 		case O_SYSFS: o->sysfs_root = optarg; break;
 		case O_NOSYSFS: no_sysfs = 1; break;
@@ -273,10 +298,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 	if (o->all_cpus && (o->output == OUT_KCONFIG || o->output == OUT_CMDLINE))
 		die("--all-cpus goes with the table or --json: the kernel derives on the boot "
 		    "CPU only, so --kconfig and --cmdline describe that one");
+	if (o->sysfs_root && !no_sysfs) {
+		snprintf(dir, sizeof(dir), "%s/devices/system/cpu", o->sysfs_root);
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			die("--sysfs-root: no directory %s", dir);
+	}
 	if (!o->sysfs_root && !o->cpuid_file)
 		o->sysfs_root = "/sys";
 	if (no_sysfs)
 		o->sysfs_root = NULL;
+	if (o->strict && !o->sysfs_root)
+		die("--strict: no sysfs cross-check to be strict about (%s)",
+		    no_sysfs ? "--no-sysfs" : "a dump is checked only with --sysfs-root DIR");
 }
 
 /* ---- which CPU the live probe reads -------------------------------------- */
@@ -410,10 +443,15 @@ static const char *core_type_name(u8 type, char *buf, size_t len)
 static void load_block(const char *file, unsigned int cpu)
 {
 	char err[512];
+	int ret;
 
-	if (cpuid_dump_load(file, cpu, &dump, err, sizeof(err)) ||
-	    cpuid_dump_check(&dump, file, cpu, err, sizeof(err)))
+	if (cpuid_dump_load(file, cpu, &dump, err, sizeof(err)))
 		die("%s", err);
+	ret = cpuid_dump_check(&dump, file, cpu, err, sizeof(err));
+	if (ret < 0)
+		die("%s", err);
+	if (ret)
+		fprintf(stderr, "kcolour-probe: warning: %s\n", err);
 }
 
 /* Decode what @cpuid answers and derive for it what @req asks. */
@@ -451,6 +489,8 @@ static void run_probe(const struct options *o, struct probe *p)
 				sizeof(err)))
 			die("%s", err);
 		p->sysfs_checked = 1;
+		if (o->strict && !p->sysfs.available)
+			die("--strict: %s does not exist: nothing to check against", p->sysfs.dir);
 	}
 }
 
@@ -872,7 +912,11 @@ static void print_kconfig(const struct options *o, const struct probe *p)
 	for (i = 0; kcolour_policy_name(r->policy)[i] && i < 15; i++)
 		policy[i] = kcolour_policy_name(r->policy)[i] - 'a' + 'A';
 	policy[i] = '\0';
-	if (o->frozen)
+	if (off)
+		printf("# kcolour-probe %s: this CPU%s%s%s gets one colour, so nothing is frozen:\n"
+		       "# the shift and colour count stay derived at boot\n",
+		       PROBE_VERSION, p->brand[0] ? " (" : "", p->brand, p->brand[0] ? ")" : "");
+	else if (o->frozen)
 		printf("# kcolour-probe %s: this CPU's colouring, frozen%s%s%s\n"
 		       "# (the kernel uses it on any CPU; kstack_colour=auto derives again)\n",
 		       PROBE_VERSION, p->brand[0] ? " (" : "", p->brand, p->brand[0] ? ")" : "");

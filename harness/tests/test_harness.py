@@ -442,7 +442,8 @@ class FactsTest(unittest.TestCase):
     def test_image_fragments(self):
         """the test image's fragments"""
         self.assertEqual(facts.image_spec("test"), ("series", [
-            "qemu-test", "kcolour", "kcolour-task", "kcolour-test", "bench-net", "bench-tools"]))
+            "qemu-test", "distro", "kcolour", "kcolour-on", "kcolour-task", "kcolour-test",
+            "bench-net", "bench-tools"]))
 
     def test_fragments_exist(self):
         """every image's fragments exist"""

@@ -133,9 +133,13 @@ tap "$(json "$TMP/planted.json" "len(j['sysfs']['mismatches'])" | grep -qx 1; ec
 tap $? "table output names the disagreeing field"
 "$PROBE" --strict --sysfs-root "$TMP/planted" >/dev/null
 tap "$([ $? -eq 1 ]; echo $?)" "--strict exits 1 on a disagreement"
-"$PROBE" --strict --sysfs-root "$TMP/nonexistent" >"$TMP/none.txt"
+mkdir -p "$TMP/nocache/devices/system/cpu"
+"$PROBE" --sysfs-root "$TMP/nocache" >"$TMP/none.txt"
 tap "$([ $? -eq 0 ] && grep -q 'not available' "$TMP/none.txt"; echo $?)" \
-	"absent sysfs tree: said, not an error"
+	"a sysfs tree without cache directories: said, not an error"
+"$PROBE" --strict --sysfs-root "$TMP/nocache" >/dev/null 2>"$TMP/none.err"
+tap "$([ $? -eq 2 ] && grep -q -- '--strict: .*/cpu0/cache does not exist: nothing to check against' "$TMP/none.err"; echo $?)" \
+	"--strict where sysfs has nothing to compare: exit 2, said ($(cat "$TMP/none.err"))"
 
 # Linux 6.12's legacy-AMD bug: an 8-way L1D through the L2 table shows 16-way.
 # (Complete as a dump must be: every leaf leaf 0 and 0x80000000 promise.)
@@ -308,8 +312,15 @@ bad_says "sets overflow" "CPU 0: impossible cache geometry" --cpuid-file "$TMP/o
 bad "--max-offset not a number" --max-offset banana
 bad "--max-offset too large" --max-offset 99999
 bad "--step not a multiple of 64" --step 100
+bad_says "--step 0" "--step: 0: a step is at least 64 bytes" --step 0
 bad "--policy unknown" --policy banana
-bad "--level 3" --level 3
+bad_says "--level 3" "--level: '3' is not auto, 1 or 2" --level 3
+bad_says "--level 0 (auto is spelt auto)" "--level: '0' is not auto, 1 or 2" --level 0
+bad_says "--json with --kconfig" "--json and --kconfig are different outputs: give one" --json --kconfig
+bad_says "--kconfig with --cmdline" "--kconfig and --cmdline are different outputs" --kconfig --cmdline
+bad_says "--sysfs-root on a missing directory" "--sysfs-root: no directory $TMP/nonexistent/devices/system/cpu" --sysfs-root "$TMP/nonexistent"
+bad_says "--strict on a dump without --sysfs-root" "--strict: no sysfs cross-check to be strict about (a dump is checked only with --sysfs-root DIR)" --strict --cpuid-file "$sky"
+bad_says "--strict with --no-sysfs" "--strict: no sysfs cross-check to be strict about (--no-sysfs)" --strict --no-sysfs
 bad_says "--cpu of a CPU this process cannot run on" "--cpu 65535: cannot run on that CPU" --cpu 65535
 bad "stray argument" extra
 bad_says "an unknown option" "unknown option '--no-such-option' (see --help)" --no-such-option
@@ -322,6 +333,16 @@ bad_says "--kconfig frozen (a separate word)" "(--kconfig takes it as --kconfig=
 bad_says "--all-cpus with --cmdline" "--all-cpus goes with the table or --json" --all-cpus --cmdline
 bad_says "--all-cpus with --kconfig" "--all-cpus goes with the table or --json" --all-cpus --kconfig
 
+# --- dumps that leave out leaves the decoder does not read ------------------------
+# cpuid and other tools leave out leaves they do not know: the highest basic
+# leaf missing is a warning, and the dump decodes as the whole one does.
+grep -v '^ *0x00000016 0x' "$sky" >"$TMP/no16"
+"$PROBE" --cpuid-file "$TMP/no16" --cmdline >"$TMP/no16.out" 2>"$TMP/no16.err"
+rc=$?
+tap "$([ $rc -eq 0 ] && cmp -s "$TMP/no16.out" <("$PROBE" --cpuid-file "$sky" --cmdline 2>/dev/null) &&
+	grep -q 'warning: .*lacks leaf 0x16, the highest that leaf 0 names' "$TMP/no16.err"; echo $?)" \
+	"a dump without its highest basic leaf: a warning, and the same line as the whole dump ($(head -c 120 "$TMP/no16.err"))"
+
 # --- dumps cut short ------------------------------------------------------------
 # A dump cut at a line boundary parses: it must still be refused, not decoded
 # as a CPU without caches.  Every fixture still decodes (fixtures, dump-unit).
@@ -333,9 +354,12 @@ bad_says "a dump cut to 3 lines, --cmdline" "incomplete" --cpuid-file "$TMP/cut3
 grep -v ' 0x8' "$sky" >"$TMP/noext"
 bad_says "a dump without its extended leaves" "no leaf 0x80000000, which every CPU with leaf 4 has" --cpuid-file "$TMP/noext"
 grep -v '^   0x80000008 ' "$sky" >"$TMP/cutext"
-bad_says "a dump cut before its highest extended leaf" "no leaf 0x80000008, which leaf 0x80000000 promises" --cpuid-file "$TMP/cutext"
-grep -v '^   0x00000016 ' "$sky" >"$TMP/cutbasic"
-bad_says "a dump without its highest basic leaf" "no leaf 0x16, which leaf 0 promises" --cpuid-file "$TMP/cutbasic"
+"$PROBE" --cpuid-file "$TMP/cutext" --cmdline >"$TMP/cutext.out" 2>"$TMP/cutext.err"
+tap "$([ $? -eq 0 ] && [ -s "$TMP/cutext.out" ] &&
+	grep -q 'warning: .*lacks leaf 0x80000008, the highest that leaf 0x80000000 names' "$TMP/cutext.err"; echo $?)" \
+	"a dump without its highest extended leaf, which the decoder does not read: a warning, decoded"
+grep -v '^   0x80000006 ' "$sky" >"$TMP/no6"
+bad_says "a dump without 0x80000006, which the decoder reads" "no leaf 0x80000006, which leaf 0x80000000 promises" --cpuid-file "$TMP/no6"
 adl=$FIXTURES/instlatx64/GenuineIntel00906A2_AlderLakeP_00_CPUID.txt
 awk '/CPUID 00000007/ { exit } { print }' "$adl" >"$TMP/adl-cut"
 bad_says "an AIDA64 dump cut inside its first block" "CPU 0 block is incomplete" --cpuid-file "$TMP/adl-cut"
@@ -386,6 +410,9 @@ tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl.config"
 	grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/adl.config" && grep -qx 'CONFIG_KSTACK_COLOUR_SHIFT=0' "$TMP/adl.config" &&
 	grep -q '^# off at boot: 1 colour on this CPU: colouring stack tops measured no gain' "$TMP/adl.config"; echo $?)" \
 	"one colour: --kconfig=frozen is built in, off at boot, nothing frozen, and says why"
+tap "$(grep -q '^# kcolour-probe .*gets one colour, so nothing is frozen:' "$TMP/adl.config" &&
+	! grep -q 'frozen (' "$TMP/adl.config"; echo $?)" \
+	"one colour: --kconfig=frozen's header says nothing is frozen, not that 0 and 0 are"
 "$PROBE" --cpuid-file "$adl" --kconfig >"$TMP/adl-auto.config"
 tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl-auto.config" &&
 	grep -q '^# this CPU (12th Gen Intel(R) Core(TM) i7-12700H) would get kstack_colour=off: colouring stack tops measured no gain' "$TMP/adl-auto.config"; echo $?)" \
