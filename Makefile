@@ -23,11 +23,17 @@ BENCH_FLAGS = $(strip $(if $(QUICK),--quick) $(RUN_FLAGS))
 # Bare make installs nothing: it lists the entry points.
 all: help
 
-help: ## this list (bare make prints it too), read from the `## ` comments on the targets
-	@awk -F':' '/^[a-z][a-z0-9-]*:.*## / { d = $$0; sub(/^[^#]*## /, "", d); \
-		printf "make %-18s %s\n", $$1, d }' $(MAKEFILE_LIST)
+# Each target's `## [GROUP] text`: the groups in HELP_GROUPS' order.
+HELP_GROUPS = use check bench series
+help: ## [use] this list, by group (bare make prints it too), read from the `## [GROUP] ` comments on the targets
+	@awk -F':' -v groups="$(HELP_GROUPS)" '/^[a-z][a-z0-9-]*:.*## \[[a-z]+\] / { \
+		d = $$0; sub(/^[^#]*## \[/, "", d); g = d; sub(/\].*/, "", g); sub(/^[a-z]+\] /, "", d); \
+		out[g] = out[g] sprintf("  make %-20s %s\n", $$1, d) } \
+		END { n = split(groups, order, " "); for (i = 1; i <= n; i++) \
+			if (order[i] in out) printf "%s%s:\n%s", (i > 1 ? "\n" : ""), order[i], out[order[i]] }' \
+		$(MAKEFILE_LIST)
 
-deps: ## install the Debian packages the project needs (root or sudo; only what is missing; deps-probe, -kernel, -bench, -checkers: a part)
+deps: ## [use] install the Debian packages the project needs (root or sudo; only what is missing; deps-probe, -kernel, -bench, -checkers: a part)
 	@bash scripts/deps.sh
 
 # A target installs only the parts it runs: probe, kernel, bench, checkers.

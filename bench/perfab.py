@@ -33,7 +33,9 @@ run's: rounds = RING_SWITCHES / N), --msg-args "1 10 5000" (GROUPS FDS LOOPS),
 --forks 2000 (these three empty: no such case), --events E1,E2,..., --restart CMD
 (a shell command run after each switch), --pin-cpu N|none (the lowest allowed
 CPU), --perf perf, --wl-dir DIR (no build), --sysctl /proc/sys/kernel/kstack_colour,
---work build/perf-ab.
+--system-wide 0 (1: perf stat -a, every CPU counted while the command runs: a
+service's own processes too, which a command that only talks to it, such as ab,
+does not count), --work build/perf-ab.
 
 Exit: 0 done; 1 an error (a failed run, bad perf output); 2 a bad setting; 3 no
 perf; 4 no permission (perf_event_paranoid for a user, or the sysctl needs root);
@@ -67,6 +69,7 @@ SETTINGS = {    # the settings (flags: FLAGS) and their defaults, also for an em
     "REPEATS": "20", "WARMUP": "1", "RING_NS": "2 4 8 16", "RING_SWITCHES": "200000",
     "MSG_ARGS": "1 10 5000", "FORKS": "2000", "PIN_CPU": "", "EVENTS": "", "RESTART": "",
     "PERF": "perf", "KSTACK_COLOUR_SYSCTL": "/proc/sys/kernel/kstack_colour", "WL_DIR": "",
+    "SYSTEM_WIDE": "0",
     "WORK": os.path.join(TOP, "build", "perf-ab")}
 FLAGS = {k: "--sysctl" if k == "KSTACK_COLOUR_SYSCTL" else "--" + k.lower().replace("_", "-")
          for k in SETTINGS}
@@ -79,7 +82,8 @@ CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)", "at least 2 (for a standard devi
           ("WARMUP", r"[0-9]+", "a non-negative integer"),
           ("RING_SWITCHES", r"[0-9]+", "a non-negative integer"),
           ("FORKS", r"[0-9]*", "a number of forks or empty"),
-          ("PIN_CPU", r"[0-9]+|none|", "a CPU number or none")]
+          ("PIN_CPU", r"[0-9]+|none|", "a CPU number or none"),
+          ("SYSTEM_WIDE", r"[01]?", "1 (count every CPU) or 0")]
 
 # workload -> (key of its output line, unit): the per-unit denominator.  Pinned to one
 # CPU, each pass of ring's token is one context switch (as in the cache simulator), so its
@@ -441,6 +445,8 @@ class AB:
         self.events, self.perf, self.restart = c["EVENTS"], c["PERF"], c["RESTART"]
         self.events_note = ""   # why the events are not the ones asked for
         self.sysctl, self.pin, self.wl_dir = c["KSTACK_COLOUR_SYSCTL"], c["PIN_CPU"], c["WL_DIR"]
+        # perf stat -a: a service the command talks to runs in other processes
+        self.system_wide = c["SYSTEM_WIDE"] == "1"
         self.orig = None    # the sysctl's value at the start, once read: restore() puts it back
         self.in_run, self.pending = False, None     # see on_signal()
 
@@ -468,8 +474,9 @@ class AB:
                 sys.exit(self.pending)
 
     def perf_stat(self, csv, cmd, pin=(), events=None, **redirects):
-        return self.run(list(pin) + [self.perf, "stat", "-x,", "-o", csv, "-e",
-                                     events or self.events, "--"] + cmd, **redirects)
+        return self.run(list(pin) + [self.perf, "stat"] + ["-a"] * self.system_wide +
+                        ["-x,", "-o", csv, "-e", events or self.events, "--"] + cmd,
+                        **redirects)
 
     def permission_advice(self):
         if os.geteuid() == 0:
@@ -636,6 +643,8 @@ class AB:
                 "kernel": os.uname().release, "cpu": cpu.group(1) if cpu else os.uname().machine,
                 "perf": perf.stdout.partition("\n")[0], "pin": pin,
                 "paranoid": paranoid(), "events": self.events,
+                "counted": "every CPU (--system-wide 1)" if self.system_wide else
+                "the command and its children",
                 "events_note": self.events_note, "restart": self.restart, "repeats": self.repeats,
                 "warmup": self.warmup, "sysctl": "%s (was %s)" % (self.sysctl, self.orig)}
         write_file(self.path("meta"), "".join("%s=%s\n" % kv for kv in meta.items()))

@@ -12,10 +12,10 @@
 
 .PHONY: bench bench-sweep
 
-bench: deps-bench probe-build ## cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
+bench: deps-bench probe-build ## [bench] cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
 	@python3 bench/bench.py $(BENCH_FLAGS)
 
-bench-sweep: deps-bench probe-build ## colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
+bench-sweep: deps-bench probe-build ## [bench] colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
 	@python3 bench/sweep.py $(BENCH_FLAGS) $(if $(filter-out 1,$(FALIGN)),--no-falign)
 
 # make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
@@ -23,7 +23,7 @@ bench-sweep: deps-bench probe-build ## colouring parameter sweep, the default ch
 # bench kernel's page map (bench/attribution.py) -> docs/results/attribution.md
 # (QUICK=1: build/bench/attribution-quick).
 .PHONY: bench-attribution
-bench-attribution: deps-bench probe-build ## which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
+bench-attribution: deps-bench probe-build ## [bench] which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
 	@python3 bench/attribution.py $(BENCH_FLAGS)
 
 # make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
@@ -31,7 +31,7 @@ bench-attribution: deps-bench probe-build ## which direct-map objects miss by co
 # winners together (bench/slab_colour.py) -> docs/results/slab-colour.md
 # (QUICK=1: build/bench/slab-colour-quick).
 .PHONY: bench-slab-colour
-bench-slab-colour: deps-bench probe-build ## which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
+bench-slab-colour: deps-bench probe-build ## [bench] which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
 	@python3 bench/slab_colour.py $(BENCH_FLAGS)
 
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
@@ -41,10 +41,10 @@ bench-slab-colour: deps-bench probe-build ## which caches' slab colours help bey
 # settings, build/bench/cpus-quick).  make bench-cpu DUMP=FILE: the same on
 # one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
 .PHONY: bench-cpus bench-cpu
-bench-cpus: deps-bench probe-build ## colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
+bench-cpus: deps-bench probe-build ## [bench] colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
 	@python3 bench/cpus.py $(BENCH_FLAGS)
 
-bench-cpu: deps-bench probe-build ## the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
+bench-cpu: deps-bench probe-build ## [bench] the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
 	@python3 bench/cpus.py --dump "$(abspath $(DUMP))" $(BENCH_FLAGS)
 
@@ -62,7 +62,7 @@ FORK_FLAGS = $(strip $(if $(FORKS),--forks $(FORKS)) $(if $(ROUNDS),--rounds $(R
 	$(if $(JOBS),--jobs $(JOBS)) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 	$(if $(WORK),--work "$(abspath $(WORK))") $(if $(APPEND),--append "$(APPEND)") \
 	$(if $(filter command line environment,$(origin IMAGE)),--image "$(IMAGE)"))
-bench-fork: deps-bench ## fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
+bench-fork: deps-bench ## [bench] fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
 	@python3 bench/forkrate.py $(FORK_FLAGS)
 
 # make bench-paired [QUICK=1] [LAYOUTS=N] [IMAGE=NAME]: stack colouring at
@@ -70,14 +70,14 @@ bench-fork: deps-bench ## fork and exit throughput, colouring off against on in 
 # intervals (bench/paired_bench.py) -> docs/results/paired.md
 # (QUICK=1: build/bench/paired-quick).
 .PHONY: bench-paired
-bench-paired: deps-bench probe-build ## colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N, WORKLOADS=SET, CLASSES=1: each L1D class -> paired-classes.md)
+bench-paired: deps-bench probe-build ## [bench] colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N, WORKLOADS=SET, CLASSES=1: each L1D class -> paired-classes.md)
 	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS)) $(if $(CLASSES),--classes) $(if $(PUBLISH),--publish)
 
 # make bench-paired-ring: the ring against N (facts.tsv paired-ring), each L1D
 # class paired -> docs/results/paired-classes-ring.md: what decides the rule
 # that leaves L1Ds of more than 8 ways uncoloured (30 boots, about 17 minutes).
 .PHONY: bench-paired-ring
-bench-paired-ring: deps-bench probe-build ## the ring of N = 4..24 tasks, colouring and a placebo against off, each L1D class paired -> docs/results/paired-classes-ring.md
+bench-paired-ring: deps-bench probe-build ## [bench] the ring of N = 4..24 tasks, colouring and a placebo against off, each L1D class paired -> docs/results/paired-classes-ring.md
 	@python3 bench/paired_bench.py $(BENCH_FLAGS) --classes --image test --workloads paired-ring --publish
 
 # make bench-l2-attribution [QUICK=1]: both sides of the L2's conflict
@@ -85,5 +85,5 @@ bench-paired-ring: deps-bench probe-build ## the ring of N = 4..24 tasks, colour
 # (bench/l2_attribution.py) -> docs/results/l2-attribution.md
 # (QUICK=1: build/bench/l2-attribution-quick).
 .PHONY: bench-l2-attribution
-bench-l2-attribution: deps-bench probe-build ## who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
+bench-l2-attribution: deps-bench probe-build ## [bench] who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
 	@python3 bench/l2_attribution.py $(BENCH_FLAGS) $(if $(IMAGE),--image $(IMAGE))

@@ -21,22 +21,22 @@ IMAGE_ARGS = $(if $(FRAGMENTS),$(NAME) --fragments "$(FRAGMENTS)",$(IMAGE))
 
 .PHONY: tree export kernel menuconfig initramfs kernel-smoke
 
-tree: ## base kernel + every series as git commits in build/linux (FORCE=1, KSRC=)
+tree: ## [series] base kernel + every series as git commits in build/linux (FORCE=1, KSRC=)
 	@$(HARNESS) tree $(if $(filter 1,$(FORCE)),--force)
 
-export: ## write build/linux's commits back to kernel-patches/
+export: ## [series] write build/linux's commits back to kernel-patches/
 	@$(HARNESS) export
 
-kernel: ## build an image of facts.tsv (IMAGE=test|bench|debug|off|base|falign-*, or FRAGMENTS=...)
+kernel: ## [use] build an image of facts.tsv (IMAGE=test|bench|debug|off|base|falign-*, or FRAGMENTS=...)
 	@$(HARNESS) image $(IMAGE_ARGS)
 
-menuconfig: ## menuconfig on the patched tree, in the object dir of IMAGE=
+menuconfig: ## [use] menuconfig on the patched tree, in the object dir of IMAGE=
 	@$(HARNESS) menuconfig $(IMAGE_ARGS)
 
-initramfs: ## busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
+initramfs: ## [series] busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_FILES="src:dest ...")
 	@$(HARNESS) initramfs $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
 
-kernel-smoke: ## the image without colouring, booted on two CPU models
+kernel-smoke: ## [check] the image without colouring, booted on two CPU models
 	@python3 selftests/smoke.py $(if $(SMOKE_CPUS),--cpus "$(SMOKE_CPUS)")
 
 .PHONY: demo
@@ -44,7 +44,7 @@ DEMO_FLAGS = $(strip $(if $(CPU),--cpu "$(CPU)") $(if $(N),--tasks $(N)) \
 	$(if $(APPEND),--append "$(APPEND)") $(if $(TIMEOUT),--timeout $(TIMEOUT)))
 
 # The main job: see selftests/demo.py (CPU=model N=tasks APPEND="args").
-demo: deps-kernel ## main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
+demo: deps-kernel ## [use] main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
 	@python3 selftests/demo.py $(DEMO_FLAGS)
 
 .PHONY: selftests
@@ -52,20 +52,20 @@ demo: deps-kernel ## main job: build the patched kernel, boot it under QEMU, sho
 # The selftest matrix of selftests/cases.tsv under QEMU: SET=check (make
 # check's cases) or SET=full; CASES=regex picks cases by name.
 SET ?= check
-selftests: deps-bench ## the selftest matrix under QEMU (SET=check|full, CASES=regex)
+selftests: deps-bench ## [check] the selftest matrix under QEMU (SET=check|full, CASES=regex)
 	@python3 selftests/matrix.py $(SET) $(if $(CASES),--cases '$(CASES)') $(if $(JOBS),--jobs $(JOBS))
 
 .PHONY: bisect-check
 
 # Every commit of the series builds on its own (not in make check: minutes a commit).
-bisect-check: ## build every commit of the series on its own, built in and as modules
+bisect-check: ## [check] build every commit of the series on its own, built in and as modules
 	@$(HARNESS) bisect-check
 
 .PHONY: reliability
 
 # trinity and fork storms on the KASAN + lockdep image, and the memory with
 # 10,000 threads: SET=check (make check's minute each) or SET=full.
-reliability: deps-kernel ## trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
+reliability: deps-kernel ## [check] trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
 	@python3 selftests/reliability.py $(SET)
 
 .PHONY: static-check
@@ -73,14 +73,14 @@ reliability: deps-kernel ## trinity and fork storms, memory with 10,000 threads 
 # sparse, W=1, kernel-doc, coccicheck and get_maintainer.pl on what the series
 # touch, against the base kernel (scripts/check_static.py; make check runs it
 # with coccicheck on the new files only).
-static-check: deps-checkers ## sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
+static-check: deps-checkers ## [check] sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
 	@python3 scripts/check_static.py full
 
 .PHONY: falign-report
 
 # One kernel per function alignment choice, compared, and each choice across
 # text layouts (make falign-layouts, run first) -> docs/results/falign.md.
-falign-report: deps-bench falign-layouts ## one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
+falign-report: deps-bench falign-layouts ## [bench] one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
 	@python3 falign/report.py $(if $(OUT),--out "$(abspath $(OUT))")
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
@@ -88,7 +88,7 @@ falign-report: deps-bench falign-layouts ## one kernel per function alignment ch
 # L1I misses, median and range (falign/layouts.py) ->
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
-falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
+falign-layouts: deps-bench probe-build ## [bench] L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
 	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)") $(if $(PAGE),--page $(PAGE))
 
 # make falign-calibration: make falign-layouts on 16, 64 and 1 byte (no
@@ -96,7 +96,7 @@ falign-layouts: deps-bench probe-build ## L1I misses of each alignment choice in
 # 64 B / 1 B L1I ratio beside the published hardware figures (facts.tsv
 # calibration) -> docs/results/falign-calibration.md.
 .PHONY: falign-calibration
-falign-calibration: deps-bench probe-build ## 64 B against 1 B (no alignment) in three text layouts, beside the published hardware figures -> docs/results/falign-calibration.md
+falign-calibration: deps-bench probe-build ## [bench] 64 B against 1 B (no alignment) in three text layouts, beside the published hardware figures -> docs/results/falign-calibration.md
 	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "falign-default falign-64b falign-1b" --page falign-calibration
 
 # make falign-profiles: hot-text profiles trained on the programs of
@@ -111,7 +111,7 @@ falign-calibration: deps-bench probe-build ## 64 B against 1 B (no alignment) in
 HOT_TEXT_PROGRAMS = --work build/bench/hot-text-programs
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
-falign-profiles: deps-bench probe-build ## hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, in C3's order, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
+falign-profiles: deps-bench probe-build ## [bench] hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, in C3's order, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
 	@python3 falign/hot_text.py $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --select count --out falign/profiles/programs.profile
 	@awk -F'\t' '$$1 == "falign-profile" { sub("^falign-ordered-", "", $$2); print $$2, $$4, $$5, $$6 }' \
 		facts.tsv | while read -r name held select order; do \
@@ -128,7 +128,7 @@ falign-profiles: deps-bench probe-build ## hot-text profiles trained on real pro
 # once, in a commit before the first boot; LAYOUTS= boots some seeds (a
 # session's share); REPORT_ONLY=1 writes the page from the raw files alone.
 .PHONY: falign-decision
-falign-decision: deps-bench probe-build ## the pre-registered code-layout decision: 5 kernels, 10 fresh layouts, 3 L2s -> docs/results/falign-decision.md (LAYOUTS=, QUICK=1, FREEZE=1)
+falign-decision: deps-bench probe-build ## [bench] the pre-registered code-layout decision: 5 kernels, 10 fresh layouts, 3 L2s -> docs/results/falign-decision.md (LAYOUTS=, QUICK=1, FREEZE=1)
 	@python3 falign/decision.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)") $(if $(FREEZE),--freeze)
 
 # make falign-sham: the decision's sham profile, drawn (seed 55) from the
@@ -136,7 +136,7 @@ falign-decision: deps-bench probe-build ## the pre-registered code-layout decisi
 # object dir's vmlinux.a; a cached image is built again for it), as many
 # bytes as the shipped profile's -> falign/profiles/sham.profile.
 .PHONY: falign-sham
-falign-sham: deps-kernel ## the code-layout decision's sham profile -> falign/profiles/sham.profile
+falign-sham: deps-kernel ## [bench] the code-layout decision's sham profile -> falign/profiles/sham.profile
 	@o=build/obj/off; [ -e $$o/vmlinux.a ] || { o=build/obj-rebuild/off; \
 		python3 -m harness image off --rebuild >/dev/null; } && \
 	python3 falign/hot_text.py sham --like falign/profiles/programs-density.profile \
@@ -148,7 +148,7 @@ falign-sham: deps-kernel ## the code-layout decision's sham profile -> falign/pr
 # and a probe file's cold branches (falign/cold_parts.py) ->
 # docs/results/gcc-cold-parts.md.
 .PHONY: falign-cold-parts
-falign-cold-parts: deps-kernel ## what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=)
+falign-cold-parts: deps-kernel ## [bench] what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=)
 	@python3 falign/cold_parts.py $(if $(IMAGE),--image $(IMAGE))
 
 # make hot-text-profile: the falign series' default hot-text profile, from
@@ -159,7 +159,7 @@ falign-cold-parts: deps-kernel ## what GCC splits hot from cold within functions
 # FROM=FILE: from a real machine's `perf script` output instead (SYSTEM_MAP=
 # the map of the kernel that ran; OUT= elsewhere than the tree).
 .PHONY: hot-text-profile
-hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## the default hot-text profile from the programs under the simulator, or FROM=FILE a real machine's perf script -> build/linux/arch/x86/hot-text.profile (OUT=)
+hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## [use] the default hot-text profile from the programs under the simulator, or FROM=FILE a real machine's perf script -> build/linux/arch/x86/hot-text.profile (OUT=)
 	@python3 falign/hot_text.py $(if $(FROM),perf '$(FROM)' $(if $(SYSTEM_MAP),--system-map '$(SYSTEM_MAP)'),$(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) $(if $(WORKLOADS),--workloads $(WORKLOADS))) $(if $(ROOM),--room $(ROOM)) $(if $(OUT),--out '$(OUT)')
 
 .PHONY: deb
@@ -167,7 +167,7 @@ hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## the default hot-text 
 # Debian packages of base + every series for a real machine (harness/deb.py,
 # docs/real-hardware.md): from CONFIG=FILE or the running kernel's
 # /boot/config-*, LOCALMODCONFIG=1 for only the modules loaded here.
-deb: deps-kernel ## Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
+deb: deps-kernel ## [use] Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
 	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig)
 
 .PHONY: host-boot
@@ -175,5 +175,5 @@ deb: deps-kernel ## Debian packages of the patched kernel -> build/deb (CONFIG=F
 # The patched kernel on this machine's own userspace, its / read-only over
 # virtio-9p as virtme-ng does it (selftests/host_root.py, facts.tsv's
 # hostroot image); by default the kselftests and KUnit's debugfs results.
-host-boot: deps-kernel ## the patched kernel on this machine's userspace (9p root): kselftests and KUnit, or CMD="PROG ARGS"
+host-boot: deps-kernel ## [use] the patched kernel on this machine's userspace (9p root): kselftests and KUnit, or CMD="PROG ARGS"
 	@python3 selftests/host_root.py $(if $(APPEND),--append '$(APPEND)') $(if $(CPU),--cpu '$(CPU)') $(if $(CMD),-- $(CMD))

@@ -26,10 +26,11 @@ PERFAB_FLAGS = $(strip $(call perfab_flag,REPEATS,--repeats) \
 	$(call perfab_flag,PERF,--perf) \
 	$(call perfab_flag,WL_DIR,--wl-dir) \
 	$(call perfab_flag,KSTACK_COLOUR_SYSCTL,--sysctl) \
+	$(call perfab_flag,SYSTEM_WIDE,--system-wide) \
 	$(call perfab_flag,WORK,--work))
 
-perf-ab: ## perf stat A/B of colouring off against on (CMD="PROG ARGS" for your own), as root -> build/perf-ab
+perf-ab: ## [use] perf stat A/B of colouring off against on (CMD="PROG ARGS" for your own), as root -> build/perf-ab
 	@python3 bench/perfab.py $(PERFAB_FLAGS) $(if $(CMD),-- $(CMD))
 
-perf-ab-test: ## perf-ab's tests on canned perf stat output
+perf-ab-test: ## [check] perf-ab's tests on canned perf stat output
 	@python3 bench/tests/test_perfab.py

@@ -56,10 +56,16 @@ EXPECTED = re.compile(r"usercopy: Kernel memory exposure attempt|kernel BUG at \
 say = functools.partial(qemu.say, "usercopy")
 
 
+# The guest shell's marker.  Not anchored: on a loaded host a kernel message
+# can land on the same console line, before or after it (a clocksource
+# watchdog line did: "USERCOPY-TASK pid 136 colour 2clocksource: ...").
+MARKER = re.compile(r"USERCOPY-TASK pid \d+ colour (\d+)")
+
+
 def check(t, name, console):
     """The TAP lines of one boot's console."""
     c = console.replace("\r", "")
-    task = re.search(r"^USERCOPY-TASK pid \d+ colour (\d+)$", c, re.M)
+    task = MARKER.search(c)
     t(bool(task), "%s: a shell whose task_struct slab has colour %s provokes LKDTM"
       % (name, task.group(1) if task else "(none found)"))
     dump = re.search(r"lkdtm: task_struct: slab\S* task_struct start \S+ pointer offset (\d+) "

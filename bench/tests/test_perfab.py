@@ -233,7 +233,8 @@ def run_script(tmp, env=None, sysctl="1", timeout=120, cmd=None):
     e = dict(os.environ, PERF=FAKE_PERF, KSTACK_COLOUR_SYSCTL=path, WL_DIR=FAKE_WL, WORK=work,
              FAKE_PERF_STATE=state, REPEATS="4", WARMUP="1", RING_NS="2 4",
              RING_SWITCHES="1000", MSG_ARGS="1 2 3", FORKS="10", PIN_CPU="none")
-    for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_WL_SLEEP", "EVENTS", "RESTART"):
+    for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_WL_SLEEP", "EVENTS", "RESTART",
+              "FAKE_PERF_LOG", "SYSTEM_WIDE"):
         e.pop(k, None)
     e.update(env or {})
     e, flags = split_settings(e)
@@ -320,7 +321,21 @@ def test_flow(t, tmp):
         t.ok(r.returncode == pa.EXIT_PERMISSION and "needs root" in r.stderr,
              "read-only sysctl: needs root, exit 4", r)
 
-    for k, v in (("REPEATS", "1"), ("RING_NS", "1"), ("PIN_CPU", "x")):
+    # --system-wide 1: perf stat -a on every run (a service's processes counted too).
+    logs = {}
+    for wide in ("0", "1"):
+        d = flow_dir(tmp, "wide-" + wide)
+        logs[wide] = os.path.join(d, "perf.log")
+        r, _, _ = run_script(d, {"FAKE_PERF_MODE": "vm", "REPEATS": "2", "SYSTEM_WIDE": wide,
+                                 "FAKE_PERF_LOG": logs[wide]},
+                             cmd=[os.path.join(FAKE_WL, "forkloop"), "5"])
+        logs[wide] = (r.returncode, (read(logs[wide]) or "").splitlines())
+    t.ok(logs["1"][0] == 0 and logs["1"][1] and all(" -a " in x for x in logs["1"][1]) and
+         logs["0"][0] == 0 and logs["0"][1] and not any(" -a " in x for x in logs["0"][1]),
+         "--system-wide 1 counts every run with perf stat -a, 0 (the default) none",
+         [logs["1"][1][:2], logs["0"][1][:2]])
+
+    for k, v in (("REPEATS", "1"), ("RING_NS", "1"), ("PIN_CPU", "x"), ("SYSTEM_WIDE", "2")):
         r, _, _ = run_script(flow_dir(tmp, "usage-" + k), {k: v})
         t.ok(r.returncode == 2 and pa.FLAGS[k] in r.stderr, "%s %s: usage error, exit 2"
              % (pa.FLAGS[k], v), r)

@@ -856,6 +856,21 @@ class PoolTest(unittest.TestCase):
         self.assertEqual(qemu.run([], engine="nosuch"), [])
 
 
+# ------------------------------------------------------------- console readers
+
+class ConsoleTest(unittest.TestCase):
+
+    def test_usercopy_marker(self):
+        """the usercopy marker is found with a kernel message on its line"""
+        sys.path.insert(0, str(facts.ROOT / "selftests"))
+        import usercopy
+        for line in ("USERCOPY-TASK pid 136 colour 2",
+                     "USERCOPY-TASK pid 136 colour 2clocksource: timekeeping watchdog on CPU0",
+                     "[    3.1] random: crng init doneUSERCOPY-TASK pid 136 colour 2"):
+            m = usercopy.MARKER.search("boot\n%s\nmore\n" % line)
+            self.assertEqual(m and m.group(1), "2", line)
+
+
 # ------------------------------------------------------------- make help
 
 class MakeHelpTest(unittest.TestCase):
@@ -872,6 +887,19 @@ class MakeHelpTest(unittest.TestCase):
         self.assertEqual([x.split(":")[0] for x in rules if "## " not in x], [])
         self.assertIn("make", shown)
         self.assertEqual([x for x in targets if x not in shown], [])
+
+    def test_groups(self):
+        """every target in one of the groups, which make help prints in order"""
+        makefiles = [facts.ROOT / "Makefile"] + sorted((facts.ROOT / "mk").glob("*.mk"))
+        groups = re.search(r"^HELP_GROUPS = (.*)$", (facts.ROOT / "Makefile").read_text(),
+                           re.M).group(1).split()
+        tags = [re.search(r"## \[([a-z]+)\] ", x) for f in makefiles
+                for x in f.read_text().splitlines() if re.match(r"[a-z][a-z0-9-]*:.*## ", x)]
+        self.assertEqual([t for t in tags if not t or t.group(1) not in groups], [])
+        out = subprocess.run(["make", "-s", "-C", str(facts.ROOT), "help"], capture_output=True,
+                             text=True).stdout
+        self.assertEqual([x[:-1] for x in out.splitlines() if re.fullmatch(r"[a-z]+:", x)],
+                         groups)
 
     def installs(self, target):
         """The parts of make deps that target would install, from make -n."""
