@@ -83,8 +83,8 @@ def cycles(r, h, lat, scale=1.0, l2_share=1.0):
 
 # The pre-registered family: (hypothesis, case, control, workload, metric,
 # L2 index, the predicted sign: -1 lower).  Holm's correction runs over all
-# of it; 24 tests, so that ten layouts all of one sign (an exact signed-rank
-# p of 2/1024) can pass the first step (0.05 / 24 = 0.0021).
+# of it; 25 tests, so that ten layouts all of one sign (an exact signed-rank
+# p of 2/1024) can pass the first step (0.05 / 25 = 0.002).
 FAMILY = (
     [("H1", SHIPPED, CONTROL, w, "L1I misses", 0, -1) for w in UNSEEN] +
     [("H2", SHIPPED, CONTROL, w, "L2 misses, kernel text", h, -1)
@@ -92,8 +92,55 @@ FAMILY = (
     [("H3", SHIPPED, SHAM, w, "L1I misses", 0, -1) for w in UNSEEN] +
     [("H4", SHIPPED, SHAM, w, "L2 misses, kernel text", 0, -1) for w in UNSEEN] +
     [("H5", PACKED, B64, w, "L1I misses", 0, -1) for w in (WEB,) + UNSEEN] +
-    [("H6", SHIPPED, CONTROL, WEB, "estimated cycles", 0, -1),
-     ("H6", PACKED, CONTROL, WEB, "estimated cycles", 0, -1)])
+    [("H6", k, CONTROL, WEB, "estimated cycles", 0, -1) for k in (SHIPPED, PACKED, B64)])
+# Each hypothesis from its tests' verdicts (test index lists into FAMILY
+# by hypothesis): "two of three" groups (the unseen programs), each
+# confirmed where at least two of its tests are and none is refuted,
+# refuted where at least two are and none is confirmed.
+HYPOTHESES = {
+    "H1": "the shipped profile has fewer L1I misses than 16 B on the unseen programs",
+    "H2": "the shipped profile has fewer L2 misses on kernel text than 16 B on the unseen "
+          "programs, at each L2 size",
+    "H3": "the shipped profile has fewer L1I misses than the sham on the unseen programs",
+    "H4": "the shipped profile has fewer L2 misses on kernel text than the sham on the "
+          "unseen programs (256K L2)",
+    "H5": "64 B + packing has fewer L1I misses than 64 B on the web server and on the "
+          "unseen programs",
+    "H6": "each of the shipped profile, 64 B + packing and 64 B takes fewer estimated cycles "
+          "than 16 B on the web server (256K L2), at every latency bound",
+}
+# The text gate of 64 B + packing against 16 B: the mean paired ratio.
+TEXT_GATE = 1.0
+
+
+def two_of_three(verdicts):
+    c, r = verdicts.count("confirmed"), verdicts.count("refuted")
+    return "confirmed" if c >= 2 and not r else "refuted" if r >= 2 and not c else \
+        "inconclusive"
+
+
+def all_of(verdicts):
+    """confirmed where each is, refuted where any is, else inconclusive."""
+    return "refuted" if "refuted" in verdicts else \
+        "confirmed" if all(v == "confirmed" for v in verdicts) else "inconclusive"
+
+
+def hypothesis_verdicts(tests):
+    """{H: verdict (and its parts)} from [(test, verdict)] of the family."""
+    by = {}
+    for t, v in tests:
+        by.setdefault(t[0], []).append((t, v))
+    out = {}
+    for h in ("H1", "H3", "H4"):
+        out[h] = two_of_three([v for _, v in by[h]])
+    sizes = [two_of_three([v for t, v in by["H2"] if t[5] == i]) for i in range(len(L2S))]
+    out["H2"] = "%s (by L2: %s)" % (all_of(sizes), ", ".join(
+        "%s %s" % (L2S[i][0], v) for i, v in enumerate(sizes)))
+    web = [v for t, v in by["H5"] if t[3] == WEB][0]
+    unseen = two_of_three([v for t, v in by["H5"] if t[3] != WEB])
+    out["H5"] = "%s (web %s, unseen %s)" % (all_of([web, unseen]), web, unseen)
+    out["H6"] = "; ".join("%s %s" % (t[1], v) for t, v in by["H6"])
+    return out
 
 
 def digest(paths):
@@ -110,42 +157,77 @@ def protocol_commit():
     page = "docs/results/protocol-layout.md"
     if util.git(ROOT, "status", "--porcelain", "--", page).strip():
         return "uncommitted"
-    return util.git(ROOT, "log", "-1", "--format=%h", "--", page).strip() or "uncommitted"
+    return util.git(ROOT, "log", "-1", "--format=%H", "--", page).strip() or "uncommitted"
 
 
 def pinned(what):
     """The frozen pin of WHAT (pins.tsv), or "-"."""
-    rows = [line.split("\t") for line in PINS.read_text().splitlines()
-            if line and not line.startswith("#")] if PINS.exists() else []
-    return next((r[2] for r in rows if r[0] == what), "-")
+    return next((r[2] for r in read_pins() if r[0] == what), "-")
+
+
+# The programs the guest runs, whose Debian versions the pins hold (an
+# upgrade between sessions would change the workloads).
+GUEST_PACKAGES = ("lighttpd", "apache2-utils", "rt-tests", "redis-tools", "rsync", "tcc", "make",
+                  "dash", "busybox-static", "libc6")
+
+
+def package_versions():
+    from harness import util
+    out = util.tool_version(["dpkg-query", "-W", "-f", "${Package}=${Version} "] +
+                            list(GUEST_PACKAGES))
+    return out or "unknown"
+
+
+def text_digest(text):
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def pins():
-    """[(what, name, digest)]: every input the protocol freezes."""
-    from harness import kconfig, kernel
+    """[(what, name, digest)]: every input the protocol freezes: what is
+    built and booted, what runs in the guest, and the analysis itself."""
+    from harness import kconfig, kernel, util
+    cachesim = sorted((ROOT / "bench/cachesim").glob("*.[ch]")) + \
+        sorted((ROOT / "bench/workloads").glob("*.[ch]")) + [ROOT / "bench/workloads/phases.sh"]
     out = [("protocol", "docs/results/protocol-layout.md", protocol_commit()),
            ("series", "kernel-patches", series.series_digest()),
-           ("workloads", WSET, hashlib.sha256("\n".join(facts.workloads(WSET)).encode())
-            .hexdigest()[:16]),
-           ("caches", "L2S", hashlib.sha256(repr((bench_caches(), L2S)).encode())
-            .hexdigest()[:16]),
-           ("seeds", "SEEDS", digest(kconfig.fragment_files([pads(s) for s in SEEDS])))]
+           ("workloads", WSET, text_digest("\n".join(facts.workloads(WSET)))),
+           ("caches", "L2S", text_digest(repr((bench_caches(), L2S)))),
+           ("latency", "facts.tsv latency bench", text_digest(repr(latency()))),
+           ("seeds", "SEEDS", digest(kconfig.fragment_files([pads(s) for s in SEEDS]))),
+           ("analysis", "falign/decision.py bench/paired.py",
+            digest([ROOT / "falign/decision.py", ROOT / "bench/paired.py"])),
+           ("simulator", "bench/cachesim bench/workloads", digest(cachesim)),
+           ("tools", "qemu gcc", text_digest(
+               util.tool_version(["qemu-system-x86_64", "--version"]) +
+               util.tool_version(["gcc", "--version"]))),
+           ("guest", "Debian packages", text_digest(package_versions()))]
     for k, _ in KERNELS:
-        frags = kconfig.fragment_files(facts.image_spec(k)[1])
+        frags = kconfig.fragment_files(facts.image_spec(k)[1] + ["bench-net"])
         lines = [line for f in frags for line in f.read_text().splitlines()]
         named = list(kernel.files_named(lines, series.Tree().path))
         out.append(("kernel", k, digest(frags + named)))
     return out
 
 
-def check_pins(run):
-    want = [tuple(line.split("\t")) for line in PINS.read_text().splitlines()
+def read_pins():
+    return [tuple(line.split("\t")) for line in PINS.read_text().splitlines()
             if line and not line.startswith("#")] if PINS.exists() else []
-    got = pins()
-    run.tap(want == got, "the kernels, workloads, caches and seeds are the protocol's frozen "
-            "ones (%s)" % PINS.relative_to(ROOT),
-            ["changed: %s %s" % (w, n) for (w, n, d) in got if (w, n, d) not in want] +
-            ([] if want else ["no pins: run with --freeze once, and commit them first"]))
+
+
+def changed_pins(only=None):
+    """What differs from the frozen pins (of the kinds in only): [] where
+    nothing does."""
+    want, got = read_pins(), pins()
+    if not want:
+        return ["no pins: make falign-decision FREEZE=1 once, and commit them first"]
+    return ["changed since the freeze: %s (%s)" % (w, n) for (w, n, d) in got
+            if (w, n, d) not in want and (only is None or w in only)]
+
+
+def check_pins(run):
+    changed = changed_pins()
+    run.tap(not changed, "the kernels, workloads, caches, seeds, tools and analysis are the "
+            "protocol's frozen ones (%s)" % PINS.relative_to(ROOT), changed)
 
 
 def extract(boot, image_map):
@@ -162,16 +244,18 @@ def extract(boot, image_map):
     return rows, text_sizes(image_map, set(), 64)[0]
 
 
-def write_raw(path, kernel, seed, rows, text):
+def write_raw(path, kernel, seed, rows, text, banner="?"):
+    """A boot's raw file: what booted (its Linux banner), then its rows."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# kernel %s seed %s text_bytes %d\n%s\n%s" % (
-        kernel, seed, text, "\t".join(COLUMNS),
+    path.write_text("# kernel %s seed %s text_bytes %d\n# %s\n%s\n%s" % (
+        kernel, seed, text, banner, "\t".join(COLUMNS),
         "".join("\t".join(str(x) for x in r) + "\n" for r in rows)))
 
 
 def read_raw(path):
     """({label: {column: number}}, text bytes) of a raw file."""
-    lines = path.read_text().splitlines()
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("# ") or
+             line.startswith("# kernel ")]
     text = int(lines[0].split()[-1])
     rows = {}
     for line in lines[2:]:
@@ -209,7 +293,8 @@ class Report(Doc):
             verdict = "inconclusive"
             if a <= ALPHA and b <= ALPHA:
                 verdict = "confirmed" if sign == t[6] else "refuted"
-                held = [bd for bd in BOUNDS if t[4] == "estimated cycles" and
+                held = [bd for bd in BOUNDS if verdict == "confirmed" and
+                        t[4] == "estimated cycles" and
                         not (self.pair(t[1], t[2], t[3], t[4], t[5], bd).real and
                              (self.pair(t[1], t[2], t[3], t[4], t[5], bd).pct < 0) == (sign < 0))]
                 if held:
@@ -258,12 +343,37 @@ class Report(Doc):
             inconclusive.  A test in estimated cycles is confirmed only where the
             interval also excludes 0 the same way at every bound (%s).
             """, len(self.complete), len(FAMILY), ALPHA, "; ".join(BOUNDS))
-        rows = []
-        for t, p, a, b, verdict in self.verdicts():
+        rows, tests = [], self.verdicts()
+        for t, p, a, b, verdict in tests:
             rows.append([t[0], "%s vs %s" % (self.label[t[1]], self.label[t[2]]), t[3], t[4],
                          L2S[t[5]][0], p.interval(), "%.4f" % a, "%.4f" % b, verdict])
+        hyp = hypothesis_verdicts([(t, v) for t, _, _, _, v in tests])
+        self.md("""
+            Each hypothesis from its tests (the protocol's rule): a group of the three
+            unseen programs is confirmed where at least two of its tests are and none is
+            refuted, refuted where at least two are and none is confirmed; H2 needs its
+            group confirmed at every L2, H5 the web server's test and the group.""")
+        self.table(["", "hypothesis", "verdict"],
+                   [[h, HYPOTHESES[h], hyp[h].replace(SHIPPED, self.label[SHIPPED]).replace(
+                       PACKED, self.label[PACKED]).replace(B64, self.label[B64])]
+                    for h in sorted(HYPOTHESES)], "lll")
         self.table(["", "comparison", "workload", "metric", "L2", "mean [95% CI]",
                     "Holm p (t)", "Holm p (signed rank)", "verdict"], rows, "lllllrrrl")
+        self.md("""
+            The tests in estimated cycles at each bound: latencies x0.5 and x1.5 (instructions
+            unchanged), and each L2 miss charged half (overlapped).""")
+        cyc = [t for t, _, _, _, _ in tests if t[4] == "estimated cycles"]
+        self.table(["comparison", "nominal"] + list(BOUNDS), [
+            ["%s vs %s" % (self.label[t[1]], self.label[t[2]]),
+             self.pair(t[1], t[2], t[3], t[4], t[5]).interval()] +
+            [self.pair(t[1], t[2], t[3], t[4], t[5], bd).interval() for bd in BOUNDS]
+            for t in cyc])
+        p = paired.Paired([self.data[(CONTROL, s)][1] for s in self.complete],
+                          [self.data[(PACKED, s)][1] for s in self.complete])
+        self.md("""
+            The text gate: 64 B + packing's text against 16 B's, paired over the layouts,
+            %s: %s (the gate: a mean of at most +%g%%).""", p.interval(),
+                "met" if p.pct <= TEXT_GATE else "missed", TEXT_GATE)
 
     def secondary(self):
         self.md("""
@@ -348,6 +458,10 @@ def main(argv=None):
                    "before the run's first boot)")
     opts = p.parse_args(argv)
     if opts.freeze:
+        if list(DATA.glob("*.tsv")) != [PINS] and list(DATA.glob("*.S*.tsv")):
+            print("error: %s holds the run's raw figures: the inputs were frozen before its "
+                  "first boot, and stay so" % DATA.relative_to(ROOT), file=sys.stderr)
+            return 1
         PINS.parent.mkdir(parents=True, exist_ok=True)
         PINS.write_text("# the code-layout decision's frozen inputs (falign/decision.py "
                         "--freeze): what, name, sha256 prefix\n" +
@@ -365,6 +479,11 @@ def main(argv=None):
         data = load(kernels, seeds, data_dir)
         if not data:
             print("error: no raw data in %s" % data_dir, file=sys.stderr)
+            return 1
+        changed = [] if quick else changed_pins(only=("analysis", "latency"))
+        if changed:
+            print("error: %s: the page would not be the pre-registered analysis's"
+                  % "; ".join(changed), file=sys.stderr)
             return 1
         Report(data, kernels, seeds, quick).save(out, "falign-decision")
         print(out / "falign-decision.md")
@@ -395,16 +514,24 @@ def main(argv=None):
             boots.append((key, key, "bench_layout=1"))
     run.boot("decision", boots)
     if run.check_boots([b[0] for b in boots], extras=6):
-        failed = ["%s: %s status %s" % (key, p.label, p.info.get("status"))
-                  for key, _, _ in boots for p in run.boots[key] if p.info.get("status", 0)]
-        run.tap(not failed, "every workload of every boot exited 0 (redis served, rsync "
-                "copied, make built)", failed)
+        failed = {key: ["%s status %s" % (p.label, p.info.get("status"))
+                        for p in run.boots[key] if p.info.get("status", 0)]
+                  for key, _, _ in boots}
+        run.tap(not any(failed.values()), "every workload of every boot exited 0 (redis "
+                "served, rsync copied, make built)",
+                ["%s: %s" % (k, ", ".join(v)) for k, v in failed.items() if v])
         for key, _, _ in boots:
+            if failed[key]:
+                # No figures from it; RESUME=1 boots it again (the protocol: twice
+                # at most, then the layout is dropped for every kernel).
+                (run.work / (key + ".rc")).unlink(missing_ok=True)
+                continue
             k, s = key.rsplit(".S", 1)
             rows, text = extract(run.boots[key], run.system_map(key))
-            write_raw(data_dir / (key + ".tsv"), k, s, rows, text)
+            write_raw(data_dir / (key + ".tsv"), k, s, rows, text,
+                      run.meta.get("banner_" + key, "?"))
         data = load(kernels, seeds, data_dir)
-        run.tap(all(read_raw(data_dir / (b[0] + ".tsv"))[0] for b in boots),
+        run.tap(all((data_dir / (b[0] + ".tsv")).exists() for b in boots),
                 "every boot's raw figures written to %s" % data_dir.relative_to(ROOT))
         report = Report(data, kernels, seeds, quick)
         return run.finish(_Saver(report), out)

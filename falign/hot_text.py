@@ -25,10 +25,10 @@ whatever measured them.
     python3 falign/hot_text.py check PROFILE
         read it as the build would, and say what is wrong with it
     python3 falign/hot_text.py sham --like PROFILE --objects ARCHIVE... --seed N --out FILE
-        a sham of PROFILE: functions drawn at random (seeded) from the
-        .text.NAME sections of the ARCHIVEs (vmlinux.a and the lib.a files
-        of a build with HOT_TEXT_ORDER), none of PROFILE's, until they add up to as many
-        bytes as the sections PROFILE names: placed the same way, it moves
+        a sham of PROFILE: functions drawn at random (seeded) from every
+        .text.NAME section of the ARCHIVEs (vmlinux.a and the lib.a files
+        of a build with HOT_TEXT_ORDER), until they add up to as many bytes
+        as the sections PROFILE names: placed the same way, it moves
         as much code as the profile without knowing what is hot (the layout
         decision's control, docs/results/protocol-layout.md)
 
@@ -505,8 +505,7 @@ def text_sections(archives):
                 member = archive.rsplit("/", 1)[0] + "/" + member
             continue
         m = re.match(r"\s*\[\s*\d+\] \.text\.(\S+)\s+PROGBITS\s+\S+\s+\S+\s+([0-9a-f]+)", line)
-        if m and member and not m.group(1).startswith(("unlikely.", "hot.", "startup.")) \
-                and NAME.match(m.group(1)):
+        if m and member and not m.group(1).startswith("unlikely.") and NAME.match(m.group(1)):
             out.setdefault((m.group(1), member), int(m.group(2), 16))
     if not out:
         raise Error("%s: no .text.NAME section: not built with -ffunction-sections "
@@ -534,8 +533,10 @@ def sham(argv):
     opts = p.parse_args(argv)
     like, sections = read(opts.like), text_sections(opts.objects)
     want = placed_bytes(like, sections)
-    names = {f for _, f, _ in like}
-    pool = sorted(k for k in sections if k[0] not in names)
+    # Drawn from every function the build can place, the profile's too: a
+    # random choice knows nothing of what is hot, so it takes hot functions
+    # at their share of the text.
+    pool = sorted(sections)
     random.Random(opts.seed).shuffle(pool)
     drawn, got = [], 0
     for key in pool:
@@ -547,11 +548,13 @@ def sham(argv):
         raise Error("%s: %d bytes of other functions, fewer than the %d of %s"
                     % (" ".join(map(str, opts.objects)), got, want, opts.like))
     with create(opts.out) as out:
+        names = {f for _, f, _ in like}
         out.write("# kcolour hot-text sham: COUNT<TAB>FUNCTION<TAB>OBJECT, COUNT 1 (no "
                   "measurement)\n# %d functions drawn at random (seed %d) from the %d "
-                  ".text.NAME sections of %s that %s does not name: %d bytes, against its "
-                  "%d\n" % (len(drawn), opts.seed, len(pool),
-                             " ".join(o.name for o in opts.objects), opts.like.name, got, want))
+                  ".text.NAME sections of %s, %d of them named by %s too: %d bytes, against "
+                  "the %d of its functions that have a section of their own\n" % (
+                      len(drawn), opts.seed, len(pool), " ".join(o.name for o in opts.objects),
+                      sum(f in names for f, _ in drawn), opts.like.name, got, want))
         out.writelines("1\t%s\t%s\n" % key for key in drawn)
     print("%s: %d functions, %d bytes (%s: %d)" % (opts.out, len(drawn), got, opts.like, want))
     return 0

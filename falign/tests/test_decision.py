@@ -76,7 +76,7 @@ def main():
           "a raw file reads back: its workloads in order, every column, the text bytes")
         report = decision.Report(decision.load(kernels, seeds, d), kernels, seeds)
         got = {(v[0][0], v[0][1], v[0][3], v[0][4], v[0][5]): v[4] for v in report.verdicts()}
-        t(len(got) == len(decision.FAMILY) == 24, "the family: 24 tests, each with a verdict")
+        t(len(got) == len(decision.FAMILY) == 25, "the family: 25 tests, each with a verdict")
         want_confirmed = [k for k in got if k[0] in ("H1", "H2", "H3", "H4")]
         t(all(got[k] == "confirmed" for k in want_confirmed),
           "H1-H4: the profile's 8% and 10% fewer misses on every unseen program are confirmed, "
@@ -90,7 +90,7 @@ def main():
           "H5 on the unseen programs: no effect is inconclusive",
           ["%s: %s" % (k, got[k]) for k in flat if got[k] != "inconclusive"])
         h6 = {k[1]: got[k] for k in got if k[0] == "H6"}
-        t(h6[decision.SHIPPED] == "confirmed" and
+        t(h6[decision.SHIPPED] == "confirmed" and h6[decision.B64] == "confirmed" and
           h6[decision.PACKED] == "inconclusive: not at latencies x0.5",
           "H6: a gain in cycles at every bound is confirmed; one that latencies x0.5 undo "
           "is not: %s" % h6)
@@ -106,9 +106,21 @@ def main():
         t(all((out1 / f).read_bytes() == (out2 / f).read_bytes()
               for f in ("falign-decision.md", "falign-decision.dat", "falign-decision.png")),
           "the page, its data and its plot come out byte for byte the same from the same files")
+        hyp = decision.hypothesis_verdicts([(v[0], v[4]) for v in report.verdicts()])
+        t(hyp["H1"] == hyp["H3"] == hyp["H4"] == "confirmed" and
+          hyp["H2"].startswith("confirmed (by L2:") and
+          hyp["H5"] == "refuted (web refuted, unseen inconclusive)",
+          "the hypotheses from their tests: H1-H4 confirmed, H5 refuted by the web server's "
+          "test: %s" % hyp)
+        t(decision.two_of_three(["confirmed", "confirmed", "refuted"]) == "inconclusive" and
+          decision.two_of_three(["refuted", "refuted", "inconclusive"]) == "refuted" and
+          decision.all_of(["confirmed", "inconclusive"]) == "inconclusive",
+          "two of three, none against; all of, any refuted refutes")
         t("## The pre-registered family" in page and "Interim" not in page and
-          page.count("| confirmed |") == 19,
-          "the page gives the family's verdicts, 19 confirmed (H1-H4, one of H6)", [page.count("| confirmed |")])
+          page.count("| confirmed |") == 23 and "The text gate" in page and
+          "latencies x0.5" in page,
+          "the page gives the hypotheses (3 confirmed outright) and the family's 20 confirmed "
+          "tests, the cycles tests at each bound and the text gate", [page.count("| confirmed |")])
         for f in d.glob("*.S887.tsv"):
             f.unlink()
         interim = d / "interim"
