@@ -510,7 +510,7 @@ def main(argv=None):
             if quick:
                 run.image(key, k)
             else:
-                run.image(key, k + "-layouts", facts.image_spec(k)[1] + ["bench-net", pads(s)])
+                run.image(key, k + "-layouts", facts.image_spec(k)[1] + ["bench-net", pads(int(s))])
             boots.append((key, key, "bench_layout=1"))
     run.boot("decision", boots)
     if run.check_boots([b[0] for b in boots], extras=6):
