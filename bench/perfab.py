@@ -33,14 +33,15 @@ run's: rounds = RING_SWITCHES / N), --msg-args "1 10 5000" (GROUPS FDS LOOPS),
 --forks 2000 (these three empty: no such case), --events E1,E2,..., --restart CMD
 (a shell command run after each switch), --pin-cpu N|none (the lowest allowed
 CPU), --perf perf, --wl-dir DIR (no build), --sysctl /proc/sys/kernel/kstack_colour,
---system-wide 0 (1: perf stat -a, every CPU counted while the command runs: a
+--params /sys/kernel/debug/x86/kstack_colour/params, --system-wide 0 (1: perf stat -a, every CPU counted while the command runs: a
 service's own processes too, which a command that only talks to it, such as ab,
 does not count), --work build/perf-ab.
 
 Exit: 0 done; 1 an error (a failed run, bad perf output); 2 a bad setting; 3 no
 perf; 4 no permission (perf_event_paranoid for a user, or the sysctl needs root);
 5 no sysctl (not a kcolour kernel); 6 an event perf does not know or does not
-count here; 128 + N on signal N (HUP, INT, TERM).
+count here; 7 the kernel derived one colour here (debugfs params, --params):
+nothing to measure; 128 + N on signal N (HUP, INT, TERM).
 """
 
 import argparse
@@ -69,14 +70,15 @@ SETTINGS = {    # the settings (flags: FLAGS) and their defaults, also for an em
     "REPEATS": "20", "WARMUP": "1", "RING_NS": "2 4 8 16", "RING_SWITCHES": "200000",
     "MSG_ARGS": "1 10 5000", "FORKS": "2000", "PIN_CPU": "", "EVENTS": "", "RESTART": "",
     "PERF": "perf", "KSTACK_COLOUR_SYSCTL": "/proc/sys/kernel/kstack_colour", "WL_DIR": "",
-    "SYSTEM_WIDE": "0",
+    "SYSTEM_WIDE": "0", "PARAMS": "/sys/kernel/debug/x86/kstack_colour/params",
     "WORK": os.path.join(TOP, "build", "perf-ab")}
 FLAGS = {k: "--sysctl" if k == "KSTACK_COLOUR_SYSCTL" else "--" + k.lower().replace("_", "-")
          for k in SETTINGS}
 # The half-width (percent) the report says how many pairs would reach.
 TARGET_HALF_WIDTH = 0.5
 # Exit statuses, one a kind of failure, for scripts that run perf-ab.
-EXIT_ERROR, EXIT_USAGE, EXIT_NO_PERF, EXIT_PERMISSION, EXIT_NO_SYSCTL, EXIT_EVENT = range(1, 7)
+EXIT_ERROR, EXIT_USAGE, EXIT_NO_PERF, EXIT_PERMISSION, EXIT_NO_SYSCTL, EXIT_EVENT, \
+    EXIT_ONE_COLOUR = range(1, 8)
 EMPTY_MEANS_NONE = ("RING_NS", "MSG_ARGS", "FORKS")     # set but empty: no such case
 CHECKS = [("REPEATS", r"0*([2-9]|[1-9][0-9]+)", "at least 2 (for a standard deviation)"),
           ("WARMUP", r"[0-9]+", "a non-negative integer"),
@@ -445,6 +447,7 @@ class AB:
         self.events, self.perf, self.restart = c["EVENTS"], c["PERF"], c["RESTART"]
         self.events_note = ""   # why the events are not the ones asked for
         self.sysctl, self.pin, self.wl_dir = c["KSTACK_COLOUR_SYSCTL"], c["PIN_CPU"], c["WL_DIR"]
+        self.params = c["PARAMS"]
         # perf stat -a: a service the command talks to runs in other processes
         self.system_wide = c["SYSTEM_WIDE"] == "1"
         self.orig = None    # the sysctl's value at the start, once read: restore() puts it back
@@ -562,6 +565,23 @@ class AB:
             error("%s reads '%s', not 0 or 1" % (self.sysctl, value))
         self.orig = value
         say("%s is %s (restored at the end)" % (self.sysctl, value))
+        self.check_colours()
+
+    def check_colours(self):
+        """Step 2b: where the kernel derived one colour, the sysctl changes
+        nothing, and 20 pairs would measure nothing: refuse, and say how to
+        force colours.  debugfs's params tell (root); without them, say so."""
+        params = read_text(self.params)
+        if params is None:
+            say("no %s (debugfs not mounted?): cannot check that this CPU gets more than "
+                "one colour" % self.params)
+            return
+        m = re.search(r"^colours: (\d+)$", params, re.M)
+        if m and int(m.group(1)) <= 1:
+            error("this kernel derived one colour on this CPU (%s: colours: %s), so "
+                  "kernel.kstack_colour=1 colours nothing and the A/B would measure nothing; "
+                  "to measure forced colouring, boot with kstack_colour=colours=3"
+                  % (self.params, m.group(1)), EXIT_ONE_COLOUR)
 
     def read_sysctl(self):
         value = read_text(self.sysctl)

@@ -236,6 +236,8 @@ def run_script(tmp, env=None, sysctl="1", timeout=120, cmd=None):
     for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_WL_SLEEP", "EVENTS", "RESTART",
               "FAKE_PERF_LOG", "SYSTEM_WIDE"):
         e.pop(k, None)
+    # Never the host's debugfs: a test's own params file, else none.
+    e["PARAMS"] = os.path.join(tmp, "no-params")
     e.update(env or {})
     e, flags = split_settings(e)
     r = subprocess.run([sys.executable, PERFAB] + flags + (["--"] + cmd if cmd is not None else []),
@@ -334,6 +336,18 @@ def test_flow(t, tmp):
          logs["0"][0] == 0 and logs["0"][1] and not any(" -a " in x for x in logs["0"][1]),
          "--system-wide 1 counts every run with perf stat -a, 0 (the default) none",
          [logs["1"][1][:2], logs["0"][1][:2]])
+
+    # One colour derived here: refused before any run, the sysctl untouched.
+    d = flow_dir(tmp, "one-colour")
+    params = os.path.join(d, "params")
+    with open(params, "w") as f:
+        f.write("enabled: 0\nlevel: 1\nshift: 12\ncolours: 1\nstep: 1024\n")
+    r, sysctl, work = run_script(d, {"PARAMS": params}, sysctl="0")
+    t.ok(r.returncode == pa.EXIT_ONE_COLOUR == 7 and "derived one colour" in r.stderr and
+         "kstack_colour=colours=3" in r.stderr and read(sysctl) == "0\n" and
+         not os.path.exists(os.path.join(work, "raw")),
+         "a kernel that derived one colour: refused, exit 7, nothing measured, the sysctl "
+         "as it was", r)
 
     for k, v in (("REPEATS", "1"), ("RING_NS", "1"), ("PIN_CPU", "x"), ("SYSTEM_WIDE", "2")):
         r, _, _ = run_script(flow_dir(tmp, "usage-" + k), {k: v})
