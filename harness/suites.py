@@ -62,7 +62,7 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # The percentages the series and the README quote are docs/results'
         # (docs/design.md keeps the history of earlier measurements).
         ("figures", [PY, "scripts/check_figures.py", "stable", ".", "falign", "bench", "README.md",
-                     "docs/real-hardware.md"]),
+                     "docs/evidence.md", "docs/real-hardware.md"]),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
         # runs every choice in three layouts).  It builds make check's

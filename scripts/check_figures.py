@@ -20,7 +20,7 @@ from harness import facts, tap  # noqa: E402
 FIGURE = re.compile(r"(?<![\w.])[-+]?(\d+(?:\.\d+)?)%")
 MARKED = "(measured: "
 RESULTS = facts.ROOT / "docs/results"
-CITED = re.compile(r"docs/results/([\w-]+\.md)")
+CITED = re.compile(r"(?:docs/)?results/([\w-]+\.md)")
 
 
 def shown(text):
