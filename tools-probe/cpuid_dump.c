@@ -622,7 +622,7 @@ static int highest_missing(char *err, size_t errlen, const char *name,
 			   unsigned int cpu, u32 max, const char *by)
 {
 	fail(err, errlen,
-	     "%s: CPU %u block lacks leaf 0x%x, the highest that %s names (a tool that leaves leaves out, or cut short?); decoded anyway: the decoder reads none of the leaves it lacks",
+	     "%s: CPU %u block lacks leaf 0x%x, the highest that %s names (a tool that leaves leaves out, or cut short?); decoded anyway: the cache decoder reads none of the leaves it lacks",
 	     name, cpu, max, by);
 	return 1;
 }

@@ -95,16 +95,22 @@ static void cpuid_from_dump(void *ctx, u32 leaf, u32 subleaf, u32 *r)
 	cpuid_dump_query(ctx, leaf, subleaf, r);
 }
 
-static unsigned long parse_ulong(const char *opt, const char *s, unsigned long max)
+static unsigned long parse_range(const char *opt, const char *s, unsigned long min,
+				 unsigned long max)
 {
 	unsigned long v;
 	char *end;
 
 	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (!*s || *end || errno || s[0] == '-' || v > max)
-		die("%s: '%s' is not a number from 0 to %lu", opt, s, max);
+	v = strtoul(s, &end, 10);	/* decimal: "010" is ten, not eight */
+	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+		die("%s: '%s' is not a number from %lu to %lu", opt, s, min, max);
 	return v;
+}
+
+static unsigned long parse_ulong(const char *opt, const char *s, unsigned long max)
+{
+	return parse_range(opt, s, 0, max);
 }
 
 /* What the probe assumes without options: the kernel's own defaults. */
@@ -248,11 +254,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->output = OUT_JSON;
 			break;
 		case O_KCONFIG:
-			one_output(&mode, "--kconfig");
-			o->output = OUT_KCONFIG;
 			if (optarg && strcmp(optarg, "frozen") && strcmp(optarg, "auto"))
 				die("--kconfig: '%s' is not auto or frozen", optarg);
 			o->frozen = optarg && !strcmp(optarg, "frozen");
+			one_output(&mode, o->frozen ? "--kconfig=frozen" : "--kconfig");
+			o->output = OUT_KCONFIG;
 			break;
 		case O_CMDLINE:
 			one_output(&mode, "--cmdline");
@@ -263,10 +269,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 							KCOLOUR_MAX_OFFSET_LIMIT);
 			break;
 		case O_STEP:
-			v = parse_ulong("--step", optarg, KCOLOUR_MAX_STEP);
-			if (!v)
-				die("--step: 0: a step is at least %d bytes, one line",
-				    KCOLOUR_MIN_STEP);
+			v = parse_range("--step", optarg, KCOLOUR_MIN_STEP, KCOLOUR_MAX_STEP);
 			if (v % KCOLOUR_MIN_STEP)
 				die("--step: %lu is not a multiple of %d", v, KCOLOUR_MIN_STEP);
 			o->req.step = v;
@@ -447,11 +450,14 @@ static void load_block(const char *file, unsigned int cpu)
 
 	if (cpuid_dump_load(file, cpu, &dump, err, sizeof(err)))
 		die("%s", err);
+	static bool warned;	/* once: every block of a dump is loaded this way */
+
 	ret = cpuid_dump_check(&dump, file, cpu, err, sizeof(err));
 	if (ret < 0)
 		die("%s", err);
-	if (ret)
+	if (ret && !warned)
 		fprintf(stderr, "kcolour-probe: warning: %s\n", err);
+	warned |= ret > 0;
 }
 
 /* Decode what @cpuid answers and derive for it what @req asks. */
@@ -489,8 +495,9 @@ static void run_probe(const struct options *o, struct probe *p)
 				sizeof(err)))
 			die("%s", err);
 		p->sysfs_checked = 1;
-		if (o->strict && !p->sysfs.available)
-			die("--strict: %s does not exist: nothing to check against", p->sysfs.dir);
+		if (o->strict && (!p->sysfs.available || !p->sysfs.indexes))
+			die("--strict: nothing to check against in %s (%s)", p->sysfs.dir,
+			    p->sysfs.available ? "no index entries" : "cannot open it");
 	}
 }
 
@@ -913,8 +920,8 @@ static void print_kconfig(const struct options *o, const struct probe *p)
 		policy[i] = kcolour_policy_name(r->policy)[i] - 'a' + 'A';
 	policy[i] = '\0';
 	if (off)
-		printf("# kcolour-probe %s: this CPU%s%s%s gets one colour, so nothing is frozen:\n"
-		       "# the shift and colour count stay derived at boot\n",
+		printf("# kcolour-probe %s: this CPU%s%s%s gets one colour with these parameters,\n"
+		       "# so the shift and colour count are not frozen: they stay derived at boot\n",
 		       PROBE_VERSION, p->brand[0] ? " (" : "", p->brand, p->brand[0] ? ")" : "");
 	else if (o->frozen)
 		printf("# kcolour-probe %s: this CPU's colouring, frozen%s%s%s\n"

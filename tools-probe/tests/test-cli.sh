@@ -138,8 +138,12 @@ mkdir -p "$TMP/nocache/devices/system/cpu"
 tap "$([ $? -eq 0 ] && grep -q 'not available' "$TMP/none.txt"; echo $?)" \
 	"a sysfs tree without cache directories: said, not an error"
 "$PROBE" --strict --sysfs-root "$TMP/nocache" >/dev/null 2>"$TMP/none.err"
-tap "$([ $? -eq 2 ] && grep -q -- '--strict: .*/cpu0/cache does not exist: nothing to check against' "$TMP/none.err"; echo $?)" \
-	"--strict where sysfs has nothing to compare: exit 2, said ($(cat "$TMP/none.err"))"
+tap "$([ $? -eq 2 ] && grep -q -- '--strict: nothing to check against in .*/cpu0/cache (cannot open it)' "$TMP/none.err"; echo $?)" \
+	"--strict where sysfs has no cache directory: exit 2, said ($(cat "$TMP/none.err"))"
+mkdir -p "$TMP/noindex/devices/system/cpu/cpu0/cache"
+"$PROBE" --strict --sysfs-root "$TMP/noindex" >/dev/null 2>"$TMP/noindex.err"
+tap "$([ $? -eq 2 ] && grep -q -- '--strict: nothing to check against in .*/cpu0/cache (no index entries)' "$TMP/noindex.err"; echo $?)" \
+	"--strict where the cache directory holds no index: exit 2, said ($(cat "$TMP/noindex.err"))"
 
 # Linux 6.12's legacy-AMD bug: an 8-way L1D through the L2 table shows 16-way.
 # (Complete as a dump must be: every leaf leaf 0 and 0x80000000 promise.)
@@ -312,7 +316,9 @@ bad_says "sets overflow" "CPU 0: impossible cache geometry" --cpuid-file "$TMP/o
 bad "--max-offset not a number" --max-offset banana
 bad "--max-offset too large" --max-offset 99999
 bad "--step not a multiple of 64" --step 100
-bad_says "--step 0" "--step: 0: a step is at least 64 bytes" --step 0
+bad_says "--step 0" "--step: '0' is not a number from 64 to 4096" --step 0
+bad_says "--step 5000" "--step: '5000' is not a number from 64 to 4096" --step 5000
+bad_says "--kconfig=frozen with --kconfig" "--kconfig=frozen and --kconfig are different outputs" --kconfig=frozen --kconfig
 bad "--policy unknown" --policy banana
 bad_says "--level 3" "--level: '3' is not auto, 1 or 2" --level 3
 bad_says "--level 0 (auto is spelt auto)" "--level: '0' is not auto, 1 or 2" --level 0
@@ -342,6 +348,7 @@ rc=$?
 tap "$([ $rc -eq 0 ] && cmp -s "$TMP/no16.out" <("$PROBE" --cpuid-file "$sky" --cmdline 2>/dev/null) &&
 	grep -q 'warning: .*lacks leaf 0x16, the highest that leaf 0 names' "$TMP/no16.err"; echo $?)" \
 	"a dump without its highest basic leaf: a warning, and the same line as the whole dump ($(head -c 120 "$TMP/no16.err"))"
+tap "$([ "$(grep -c warning "$TMP/no16.err")" -eq 1 ]; echo $?)" "the warning is given once"
 
 # --- dumps cut short ------------------------------------------------------------
 # A dump cut at a line boundary parses: it must still be refused, not decoded
@@ -410,7 +417,7 @@ tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl.config"
 	grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/adl.config" && grep -qx 'CONFIG_KSTACK_COLOUR_SHIFT=0' "$TMP/adl.config" &&
 	grep -q '^# off at boot: 1 colour on this CPU: colouring stack tops measured no gain' "$TMP/adl.config"; echo $?)" \
 	"one colour: --kconfig=frozen is built in, off at boot, nothing frozen, and says why"
-tap "$(grep -q '^# kcolour-probe .*gets one colour, so nothing is frozen:' "$TMP/adl.config" &&
+tap "$(grep -q '^# kcolour-probe .*gets one colour with these parameters,$' "$TMP/adl.config" &&
 	! grep -q 'frozen (' "$TMP/adl.config"; echo $?)" \
 	"one colour: --kconfig=frozen's header says nothing is frozen, not that 0 and 0 are"
 "$PROBE" --cpuid-file "$adl" --kconfig >"$TMP/adl-auto.config"
