@@ -33,7 +33,8 @@ run's: rounds = RING_SWITCHES / N), --msg-args "1 10 5000" (GROUPS FDS LOOPS),
 --forks 2000 (these three empty: no such case), --events E1,E2,..., --restart CMD
 (a shell command run after each switch), --pin-cpu N|none (the lowest allowed
 CPU), --perf perf, --wl-dir DIR (no build), --sysctl /proc/sys/kernel/kstack_colour,
---params /sys/kernel/debug/x86/kstack_colour/params, --system-wide 0 (1: perf stat -a, every CPU counted while the command runs: a
+--params /sys/kernel/debug/x86/kstack_colour/params (colours: 1 there refuses),
+--system-wide 0 (1: perf stat -a, every CPU counted while the command runs: a
 service's own processes too, which a command that only talks to it, such as ab,
 does not count), --work build/perf-ab.
 
@@ -577,7 +578,11 @@ class AB:
                 "one colour" % self.params)
             return
         m = re.search(r"^colours: (\d+)$", params, re.M)
-        if m and int(m.group(1)) <= 1:
+        if not m:
+            say("%s has no colours line: cannot check that this CPU gets more than one "
+                "colour" % self.params)
+            return
+        if int(m.group(1)) <= 1:
             error("this kernel derived one colour on this CPU (%s: colours: %s), so "
                   "kernel.kstack_colour=1 colours nothing and the A/B would measure nothing; "
                   "to measure forced colouring, boot with kstack_colour=colours=3"

@@ -27,6 +27,7 @@ PERFAB_FLAGS = $(strip $(call perfab_flag,REPEATS,--repeats) \
 	$(call perfab_flag,WL_DIR,--wl-dir) \
 	$(call perfab_flag,KSTACK_COLOUR_SYSCTL,--sysctl) \
 	$(call perfab_flag,SYSTEM_WIDE,--system-wide) \
+	$(call perfab_flag,PARAMS,--params) \
 	$(call perfab_flag,WORK,--work))
 
 perf-ab: ## [use] perf stat A/B of colouring off against on (CMD="PROG ARGS" for your own), as root -> build/perf-ab

@@ -348,6 +348,17 @@ def test_flow(t, tmp):
          not os.path.exists(os.path.join(work, "raw")),
          "a kernel that derived one colour: refused, exit 7, nothing measured, the sysctl "
          "as it was", r)
+    for text, what in (("enabled: 1\ncolours: 3\nstep: 1024\n", "three colours: measured"),
+                       ("enabled: 1\n", "no colours line: said, and measured")):
+        d = flow_dir(tmp, "colours-%d" % len(text))
+        params = os.path.join(d, "params")
+        with open(params, "w") as f:
+            f.write(text)
+        r, sysctl, _ = run_script(d, {"PARAMS": params, "FAKE_PERF_MODE": "vm", "REPEATS": "2"},
+                                  cmd=[os.path.join(FAKE_WL, "forkloop"), "5"])
+        t.ok(r.returncode == 0 and read(sysctl) == "1\n" and
+             ("colours: 3" in text or "has no colours line" in r.stderr),
+             "params with %s" % what, r)
 
     for k, v in (("REPEATS", "1"), ("RING_NS", "1"), ("PIN_CPU", "x"), ("SYSTEM_WIDE", "2")):
         r, _, _ = run_script(flow_dir(tmp, "usage-" + k), {k: v})
