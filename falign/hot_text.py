@@ -495,13 +495,13 @@ def text_sections(archives):
     out, member = {}, None
     for line in r.stdout.splitlines():
         if line.startswith("File: "):
-            # thin archives name members ARCHIVE[PATH], regular ones ARCHIVE(NAME)
-            # ld names a thin archive's member by its path: the archive's
-            # directory, then the member's name
-            archive, member = line[6:].split("[", 1) if "[" in line else \
-                line[6:].split("(", 1) if "(" in line else (line[6:], "")
+            # A thin archive's member is ARCHIVE[PATH], named as ld names it:
+            # the archive's directory, then PATH; a regular one's ARCHIVE(NAME).
+            archive, sep, member = line[6:].partition("[")
+            if not sep:
+                archive, _, member = line[6:].partition("(")
             member = member.rstrip("])")
-            if "[" in line and "/" in archive:
+            if sep and "/" in archive:
                 member = archive.rsplit("/", 1)[0] + "/" + member
             continue
         m = re.match(r"\s*\[\s*\d+\] \.text\.(\S+)\s+PROGBITS\s+\S+\s+\S+\s+([0-9a-f]+)", line)
@@ -545,7 +545,7 @@ def sham(argv):
         drawn.append(key)
         got += sections[key]
     if got < want:
-        raise Error("%s: %d bytes of other functions, fewer than the %d of %s"
+        raise Error("%s: %d bytes of functions in all, fewer than the %d of %s"
                     % (" ".join(map(str, opts.objects)), got, want, opts.like))
     with create(opts.out) as out:
         names = {f for _, f, _ in like}

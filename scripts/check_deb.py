@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import deb, facts, kernel, tap, util  # noqa: E402
 
 DEBIAN = Path("/usr/src/linux-config-6.12/config.amd64_none_amd64.xz")
-TOP = Path(__file__).resolve().parents[1]
+TOP = facts.ROOT
 OFF_AT_BOOT = "# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set"
 
 

@@ -445,13 +445,12 @@ static const char *core_type_name(u8 type, char *buf, size_t len)
 
 static void load_block(const char *file, unsigned int cpu)
 {
+	static bool warned;	/* once: every block of a dump is loaded this way */
 	char err[512];
 	int ret;
 
 	if (cpuid_dump_load(file, cpu, &dump, err, sizeof(err)))
 		die("%s", err);
-	static bool warned;	/* once: every block of a dump is loaded this way */
-
 	ret = cpuid_dump_check(&dump, file, cpu, err, sizeof(err));
 	if (ret < 0)
 		die("%s", err);
