@@ -68,9 +68,16 @@ COMMANDS = {
     "bisect-check": ("build every commit of the series on its own",
                      lambda a: bisect_check.main(), []),
     "deb": ("Debian packages of base + every series (bindeb-pkg), from a distribution's config",
-            lambda a: deb.main(a.config, a.localmodconfig, a.configure_only),
+            lambda a: deb.main(a.config, a.localmodconfig, a.configure_only,
+                               localversion=a.localversion, extra=(a.fragments or "").split()),
             [(["--config"], {"metavar": "FILE", "help": "a kernel .config, .xz too (default: "
                                                        "/boot/config-$(uname -r))"}),
+             (["--localversion"], {"default": deb.LOCALVERSION,
+                                   "help": "the packages' LOCALVERSION (default %s): "
+                                   "distinct ones install side by side" % deb.LOCALVERSION}),
+             (["--fragments"], {"metavar": '"NAME ..."',
+                                "help": "more Kconfig-fragments merged in (falign-64b: a "
+                                "layout make hw-check compares)"}),
              (["--localmodconfig"], {"action": "store_true",
                                      "help": "only the modules loaded here (lsmod)"}),
              (["--configure-only"], {"action": "store_true",

@@ -12,6 +12,7 @@ rather than hours.  The packages are copied to build/deb (docs/real-hardware.md)
 
 import lzma
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,7 +56,8 @@ def read_config(path):
         "".join('%s=""\n' % k for k in KEYS)
 
 
-def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ):
+def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ,
+         localversion=LOCALVERSION, extra=()):
     """Configure (and unless configure_only, build) the packages; returns 0."""
     path = Path(config) if config else running_config()
     if not config and not path.exists():
@@ -71,8 +73,12 @@ def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ):
     obj = Path(obj)
     obj.mkdir(parents=True, exist_ok=True)
     kmake = Kmake(tree.path, obj)
-    say("deb: the config of %s + %s" % (path, " ".join(FRAGMENTS)))
-    kmake.configure(fragment_files(FRAGMENTS), start=start)
+    frags = FRAGMENTS + list(extra)
+    if not re.fullmatch(r"-[\w.+-]+", localversion):
+        raise Error("LOCALVERSION=%s: a dash, then letters, digits, '.', '+' or '-'"
+                    % localversion)
+    say("deb: the config of %s + %s, LOCALVERSION %s" % (path, " ".join(frags), localversion))
+    kmake.configure(fragment_files(frags), start=start)
     if localmodconfig:
         if not shutil.which("lsmod"):
             raise Error("--localmodconfig needs lsmod (apt-get install kmod)")
@@ -80,13 +86,13 @@ def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode:
             raise Error("make localmodconfig failed: %s" % r.stdout.strip()[-500:])
-        kmake.configure(fragment_files(FRAGMENTS), start=(obj / ".config").read_text())
+        kmake.configure(fragment_files(frags), start=(obj / ".config").read_text())
     say("deb: configured, %s/.config (every fragment line survived)" % obj)
     if configure_only:
         return 0
     for old in obj.parent.glob("linux-*.deb"):
         old.unlink()
-    kmake.build("bindeb-pkg", "LOCALVERSION=" + LOCALVERSION)
+    kmake.build("bindeb-pkg", "LOCALVERSION=" + localversion)
     debs = sorted(obj.parent.glob("linux-*.deb"))
     if not debs:
         raise Error("bindeb-pkg built no package in %s" % obj.parent)

@@ -19,6 +19,9 @@
 #   SINGLE_THREAD=1     -accel tcg,thread=single: every vCPU on one host
 #                       thread, without icount's determinism (a plugin
 #                       with shared state and several vCPUs needs it)
+#   ACCEL=kvm           KVM instead of TCG (CPU=host,pmu=on for the host's
+#                       CPU and its counters, make hw-check); needs /dev/kvm
+#   PIN_CPU=N           run QEMU on host CPU N only (taskset)
 #   QEMU_ARGS="..."     more QEMU arguments (e.g. -plugin ...)
 #
 # Exit status: 0 when the initramfs printed "KCOLOUR-INIT-DONE rc=0";
@@ -46,7 +49,7 @@ qemu_args() {
 		# shellcheck disable=SC2054 # the commas are QEMU's
 		det=(-icount shift=0,sleep=off -rtc clock=vm,base=2020-01-01T00:00:00)
 	fi
-	local accel=tcg
+	local accel=${ACCEL:-tcg}
 	[ "${SINGLE_THREAD:-0}" = 1 ] && accel=tcg,thread=single
 	printf '%s\n' -accel "$accel" -m "$MEM" -smp "$smp" -cpu "$cpu" "${det[@]}" \
 		-nographic -no-reboot -nic none
@@ -81,9 +84,11 @@ main() {
 	local -a args extra
 	mapfile -t args < <(qemu_args)
 	read -ra extra <<<"${QEMU_ARGS:-}"
+	local -a pin=()
+	[ -n "${PIN_CPU:-}" ] && pin=(taskset -c "$PIN_CPU")
 	echo "qemu: -cpu $CPU, timeout ${TIMEOUT}s, log $log"
 	# stdin from /dev/null: an unattended run must not grab the terminal.
-	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" "${extra[@]}" \
+	timeout -k 5 "$TIMEOUT" "${pin[@]}" qemu-system-x86_64 "${args[@]}" "${extra[@]}" \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $*" </dev/null 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
 	sed -i 's/\r$//' "$log"

@@ -49,8 +49,11 @@ class Boot:
 
     def __init__(self, name, image, initramfs, out, model="Skylake-Client", smp=1, mem="512M",
                  timeout=600, args=(), plugin=None, deterministic=False, single_thread=False,
-                 qemu_args=()):
+                 qemu_args=(), accel=None, pin_cpu=None):
+        """accel: "kvm" for KVM (qemu-run.sh's ACCEL; default TCG); pin_cpu: the
+        host CPU QEMU runs on (PIN_CPU)."""
         self.name, self.image, self.initramfs, self.out = name, image, initramfs, Path(out)
+        self.accel, self.pin_cpu = accel, pin_cpu
         self.model, self.smp, self.mem, self.timeout = model, smp, mem, timeout
         self.args, self.plugin, self.deterministic = list(args), plugin, deterministic
         self.single_thread, self.qemu_args = single_thread, list(qemu_args)
@@ -63,6 +66,10 @@ class Boot:
             env["DETERMINISTIC"] = "1"
         if self.single_thread:
             env["SINGLE_THREAD"] = "1"
+        if self.accel:
+            env["ACCEL"] = self.accel
+        if self.pin_cpu is not None:
+            env["PIN_CPU"] = str(self.pin_cpu)
         extra = (["-plugin", self.plugin] if self.plugin else []) + self.qemu_args
         if extra:
             env["QEMU_ARGS"] = " ".join(extra)

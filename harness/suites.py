@@ -131,6 +131,15 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("paired-unit", [PY, "bench/tests/test_paired.py"]),
         ("perf-ab-unit", [PY, "bench/tests/test_perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
+        # What carrying the colouring off costs: the committed page again,
+        # byte for byte, from its committed raw figures.
+        ("off-cost-report", [PY, "bench/off_cost.py", "--quick"]),
+        # make hw-check: the event tables, parsing, verdicts and exits on
+        # canned Intel and AMD perf output; then the whole flow under TCG
+        # (make check's test image, colouring off and on by the sysctl,
+        # software events: every verdict "inconclusive: no hardware counters").
+        ("hw-check-unit", [PY, "hw/tests/test_hw_check.py"]),
+        ("hw-check-quick", [PY, "hw/hw_check.py", "check", "--quick"]),
     ]
 
 

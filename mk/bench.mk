@@ -34,6 +34,15 @@ bench-attribution: deps-bench probe-build ## [bench] which direct-map objects mi
 bench-slab-colour: deps-bench probe-build ## [bench] which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
 	@python3 bench/slab_colour.py $(BENCH_FLAGS)
 
+# make bench-off-cost: the colouring built in and off against the same
+# tree and configuration without it, paired over ten text layouts
+# (bench/off_cost.py) -> docs/results/off-cost.md, raw figures in
+# docs/results/data/off-cost/ (REPORT_ONLY=1 writes the page from them;
+# QUICK=1 checks that it does, byte for byte).
+.PHONY: bench-off-cost
+bench-off-cost: deps-bench ## [bench] what carrying the colouring costs while it is off: instructions and cycles per switch, fork, message, request -> docs/results/off-cost.md (LAYOUTS=, QUICK=1)
+	@python3 bench/off_cost.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)")
+
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
 # real CPUs (benchcpu), all simulated in every boot: off, a grid of colour
 # counts x steps x policies, and each CPU's derived kstack_colour= line, in

@@ -167,8 +167,8 @@ hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## [use] the default hot
 # Debian packages of base + every series for a real machine (harness/deb.py,
 # docs/real-hardware.md): from CONFIG=FILE or the running kernel's
 # /boot/config-*, LOCALMODCONFIG=1 for only the modules loaded here.
-deb: deps-kernel ## [use] Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1)
-	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig)
+deb: deps-kernel ## [use] Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1, LOCALVERSION=-kcolour-X, FRAGMENTS=)
+	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig) $(if $(LOCALVERSION),--localversion '$(LOCALVERSION)') $(if $(FRAGMENTS),--fragments '$(FRAGMENTS)')
 
 .PHONY: host-boot
 

@@ -916,6 +916,32 @@ class MakeHelpTest(unittest.TestCase):
         self.assertEqual(self.installs("check"), [""])
 
 
+# ------------------------------------------------------- real hardware
+
+class RealHardwareColumnTest(unittest.TestCase):
+
+    def test_filled_from_sent_back_files_only(self):
+        """the README's "on real hardware" column: "no machine's file yet" while
+        docs/results/hw/ holds no file make hw-check sent back; else each cell
+        names such a file"""
+        files = sorted(p.name for p in (facts.ROOT / "docs/results/hw").glob("*.tar.gz"))
+        lines = (facts.ROOT / "README.md").read_text().splitlines()
+        head = next(i for i, x in enumerate(lines) if x.startswith("| you are |"))
+        cols = [c.strip() for c in lines[head].strip("|").split("|")]
+        self.assertEqual(cols[-1], "on real hardware")
+        rows = []
+        for x in lines[head + 2:]:
+            if not x.startswith("|"):
+                break
+            rows.append(x.strip("|").split(" | ")[-1].strip())
+        self.assertGreater(len(rows), 1)
+        for cell in rows:
+            if files:
+                self.assertTrue(any(f in cell for f in files), cell)
+            else:
+                self.assertTrue(cell.startswith("no machine's file yet"), cell)
+
+
 # ------------------------------------------------------------- types
 
 class TypesTest(unittest.TestCase):

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""What carrying the colouring costs while it is off: make bench-off-cost
+[LAYOUTS="SEED ..."] [RESUME=1] [REPORT_ONLY=1] [QUICK=1] -> docs/results/off-cost.md.
+
+Two kernels of one tree and one configuration (the series, the bench's
+qemu-test and bench-net fragments) that differ only in the colouring's
+options: "without", CONFIG_KSTACK_COLOUR and CONFIG_TASK_STRUCT_COLOUR not
+set, and "built in, off", both set as a distribution would carry them
+(kcolour.config, kcolour-task.config: built in, off at boot).  Without them
+the series' colouring compiles away (task_kstack_colour_offset() is 0, no
+fork hook, no task_struct colours), so the pair measures what the built-in
+code costs a kernel that never colours: the stack top's offset load on
+every context switch and in task_pt_regs(), the fork hook's flag read,
+and the code's size moving everything after it.
+
+Each kernel is built in LAYOUTS text layouts (the bench series' seeded pads,
+text-pads-SEED.config; the pads move the code of kernel/, mm/, fs/, lib/ and
+net/, so that the second kernel's larger text is not judged on one link's
+luck) and booted once a layout at -smp 1, deterministic, under the cache
+simulator on the bench CPU's caches (make bench's), on the off-cost
+workloads.  Layout by layout, built in and off against without:
+instructions, L1I, L1D and L2 misses and estimated cycles per event (make
+bench's model, with its bounds: latencies x0.5 and x1.5), the mean ratio
+with its 95% Student's t interval (bench/paired.py).  Instructions are the
+model-free figure of the code the kernel runs; the misses and cycles carry
+where the code lands.
+
+The raw figures of each boot are kept in docs/results/data/off-cost/ (a file
+a boot), and REPORT_ONLY=1 writes the page again from them, byte for byte,
+without a boot (make check does, into build/).  TAP on stdout: every phase
+complete, "built in, off" boots print the kstack_colour line with ", off"
+and "without" boots print none, and every raw file written.
+QUICK=1: the report of the committed raw figures, into build/bench/off-cost-quick.
+Flags (make's LAYOUTS=, QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+import paired
+from bench import cycles, latency
+from benchdata import ROOT, Doc, Run, bench_caches, fmt, net, parser, plugin_geometry, run_args
+from harness import tap
+
+WSET = "off-cost"
+DATA = ROOT / "docs/results/data/off-cost"
+# (key, label, fragments): the control first.
+KERNELS = (("without", "without the colouring", ["qemu-test", "bench-net"]),
+           ("off", "built in, off", ["qemu-test", "kcolour", "kcolour-task", "bench-net"]))
+# The layouts: the seeds of the code-layout decision's pads, whose fragments
+# the tree has; they chose nothing here either.
+SEEDS = (105, 176, 346, 445, 480, 500, 534, 621, 806, 887)
+COLUMNS = ("workload", "events", "insns", "L1I", "L1D", "L2")
+# Where a kernel's boot says what colouring does: one line, ", off" at its end.
+BOOT_LINE = re.compile(r"kstack_colour: .*, shift \d+: .*?(?=\r?$)", re.M)
+BOUNDS = (("nominal", 1.0), ("latencies x0.5", 0.5), ("latencies x1.5", 1.5))
+
+
+class Counts:
+    """One workload of one boot, from its raw row: what bench.cycles() reads
+    of a Phase (insns, rate())."""
+
+    def __init__(self, row):
+        self.row = row
+        self.insns = row["insns"] / row["events"]
+
+    def rate(self, cache, region="all", kind="sa_miss"):
+        return self.row[cache] / self.row["events"]
+
+
+# Each figure per event: (name, value of a raw row).
+METRICS = (("instructions", lambda c, lat: c.insns),
+           ("L1I misses", lambda c, lat: c.rate("L1I")),
+           ("L1D misses", lambda c, lat: c.rate("L1D")),
+           ("L2 misses", lambda c, lat: c.rate("L2")))
+
+
+def extract(boot):
+    """A boot's raw rows: a row a workload, web net of ab's start-up."""
+    return [[p.label, p.unit[1], p.head["insns"]] +
+            [p.counts[(c, "all")]["sa_miss"] for c in COLUMNS[3:]]
+            for p in net(boot) if not p.start_up]
+
+
+def write_raw(path, kernel, seed, rows, banner):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# kernel %s seed %s\n# %s\n%s\n%s" % (
+        kernel, seed, banner, "\t".join(COLUMNS),
+        "".join("\t".join(str(x) for x in r) + "\n" for r in rows)))
+
+
+def read_raw(path):
+    """{workload: {column: number}} of a raw file."""
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    if lines[0].split("\t") != list(COLUMNS):
+        raise ValueError("%s: columns %r, want %r" % (path, lines[0], "\t".join(COLUMNS)))
+    return {w[0]: dict(zip(COLUMNS[1:], map(int, w[1:])))
+            for w in (line.split("\t") for line in lines[1:])}
+
+
+def load(seeds, data_dir):
+    """{(kernel, seed): rows} of the raw files there are."""
+    return {(k, s): read_raw(data_dir / ("%s.S%s.tsv" % (k, s)))
+            for k, _, _ in KERNELS for s in seeds
+            if (data_dir / ("%s.S%s.tsv" % (k, s))).exists()}
+
+
+class Report(Doc):
+    def __init__(self, data, seeds):
+        super().__init__()
+        self.data, self.lat = data, latency()
+        # Only layouts both kernels booted in pair.
+        self.seeds = [s for s in seeds if all((k, s) in data for k, _, _ in KERNELS)]
+        first = data[(KERNELS[0][0], self.seeds[0])] if self.seeds else {}
+        self.workloads = list(first)
+
+    def values(self, kernel, workload, value):
+        return [value(Counts(self.data[(kernel, s)][workload]), self.lat) for s in self.seeds]
+
+    def compare(self, workload, value):
+        return paired.Paired(self.values("without", workload, value),
+                             self.values("off", workload, value))
+
+    def cycles(self, scale):
+        return lambda c, lat: cycles(c, lat, lat_scale=scale)
+
+    def save(self, out):
+        lat = self.lat
+        self.md("""# What the colouring costs while it is off
+
+            The series built with stack and task_struct colouring in and off at boot (as
+            a distribution would carry it: `kcolour.config`, `kcolour-task.config`)
+            against the same tree and configuration without those two options, paired
+            over %d text layouts (the seeded pads of `text-pads-SEED.config`, seeds %s),
+            one boot a kernel and layout at -smp 1 under the cache simulator on the
+            bench CPU's caches (`make bench-off-cost`, bench/off_cost.py).  Raw figures:
+            `data/off-cost/`, a file a boot; this page is computed from them alone.""",
+                len(self.seeds), ", ".join(map(str, self.seeds)))
+        if len(self.seeds) < 2:
+            self.md("Fewer than two layouts with both kernels: no interval yet.")
+            return self.write(out)
+        self.md("""## Per event, built in and off against without
+
+            The mean ratio with its 95%% Student's t interval over the layouts
+            (bench/paired.py); **lower** or **higher** where the interval excludes 0.
+            Instructions are model-free; estimated cycles are make bench's model
+            (instructions x %.2f, an L1 miss %.0f cycles, an L2 miss %.0f: %s).""",
+                lat["cpi"], lat["L2"], lat["L3"], lat["source"])
+        names = [m for m, _ in METRICS] + ["estimated cycles"]
+        values = [v for _, v in METRICS] + [self.cycles(1.0)]
+        self.table(["workload", "per"] + names, [
+            [w, self.per(w)] + [self.compare(w, v).cell() for v in values]
+            for w in self.workloads])
+        self.md("""Estimated cycles at the latency bounds (instructions unchanged):""")
+        self.table(["workload"] + [b for b, _ in BOUNDS], [
+            [w] + [self.compare(w, self.cycles(s)).cell() for _, s in BOUNDS]
+            for w in self.workloads])
+        self.md("""## The figures
+
+            Per event, median over the layouts, each kernel: instructions and
+            estimated cycles.""")
+        self.table(["workload"] + ["%s, %s" % (label, m) for _, label, _ in KERNELS
+                                   for m in ("instructions", "cycles")], [
+            [w] + [fmt(sorted(self.values(k, w, v))[len(self.seeds) // 2])
+                   for k, _, _ in KERNELS for v in (METRICS[0][1], self.cycles(1.0))]
+            for w in self.workloads])
+        return self.write(out)
+
+    def per(self, workload):
+        return {"ring": "switch", "forkloop": "fork", "hackbench": "message",
+                "web": "request"}.get(workload.split()[0], "run")
+
+    def write(self, out):
+        self.write_md(Path(out) / "off-cost.md")
+
+
+def main(argv=None):
+    p = parser(__doc__)
+    p.add_argument("--layouts", metavar='"SEED ..."',
+                   help="boot only these of the seeds (default all)")
+    opts = p.parse_args(argv)
+    seeds = [str(s) for s in SEEDS]
+    if opts.quick or opts.report_only:
+        data = load(seeds, DATA)
+        if not data:
+            print("error: no raw figures in %s" % DATA.relative_to(ROOT), file=sys.stderr)
+            return 1
+        if opts.report_only:
+            Report(data, seeds).save(ROOT / "docs/results")
+            print(ROOT / "docs/results/off-cost.md")
+            return 0
+        out = Path(opts.work or ROOT / "build/bench/off-cost-quick")
+        out.mkdir(parents=True, exist_ok=True)
+        Report(data, seeds).save(out)
+        t = tap.Tap()
+        page = ROOT / "docs/results/off-cost.md"
+        t(page.exists() and (out / "off-cost.md").read_bytes() == page.read_bytes(),
+          "docs/results/off-cost.md is what its raw figures give, byte for byte "
+          "(%d files in %s)" % (len(data), DATA.relative_to(ROOT)))
+        return t.plan()
+    todo = opts.layouts.split() if opts.layouts else seeds
+    unknown = set(todo) - set(seeds)
+    caches = bench_caches()
+    run = Run("bench-off-cost", WSET, opts.work or ROOT / "build/bench/off-cost", 3600,
+              plugin_geometry(caches), **run_args(opts))
+    if unknown:
+        run.bail("--layouts: %s: not one of the seeds (%s)" % (" ".join(sorted(unknown)),
+                                                               " ".join(seeds)))
+    boots = []
+    for s in todo:
+        for k, _, frags in KERNELS:
+            key = "%s.S%s" % (k, s)
+            run.image(key, "off-cost-" + k, frags + ["text-pads-%s" % s])
+            boots.append((key, key, "bench_layout=1"))
+    run.boot("off-cost", boots)
+    if not run.check_boots([b[0] for b in boots]):
+        return run.finish(None, ROOT / "docs/results")
+    for key, _, _ in boots:
+        line = BOOT_LINE.findall((run.work / (key + ".log")).read_text(errors="replace"))
+        if key.startswith("off."):
+            run.tap(len(line) == 1 and line[0].endswith(", off"),
+                    "%s: colouring built in and off at boot (%s)" % (key, line or "no line"))
+        else:
+            run.tap(not line, "%s: no colouring built (%s)" % (key, line or "no line"))
+        k, s = key.rsplit(".S", 1)
+        write_raw(DATA / (key + ".tsv"), k, s, extract(run.boots[key]),
+                  run.meta.get("banner_" + key, "?"))
+    run.tap(all((DATA / (b[0] + ".tsv")).exists() for b in boots),
+            "every boot's raw figures written to %s" % DATA.relative_to(ROOT))
+    return run.finish(Report(load(seeds, DATA), seeds), ROOT / "docs/results")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
