@@ -783,26 +783,53 @@ class WhitelistTest(unittest.TestCase):
 # ------------------------------------------------------------- boots
 
 class FiguresTest(unittest.TestCase):
-    """check_figures.py: a quoted percentage must be one the results show,
-    in the page its line cites when it cites one."""
+    """check_figures.py: a quoted percentage must be one the page it cites
+    shows, with its sign and its interval."""
 
-    PAGES = {"paired.md": {"1.06%", "0.40%"}, "cpus.md": {"0.92%"}}
+    PAGES = {"paired.md": check_figures.Page(
+        "| web | +0.00% [-1.23%, +1.25%] |\n| ring | -0.92% |\n| text | +12.76% |"),
+             "cpus.md": check_figures.Page("| fork | +1.06% [-0.40%, +2.54%] |")}
 
-    def test_shown_drops_signs(self):
-        self.assertEqual(check_figures.shown("+1.06% [-0.40%, 12%] 3.5"), {"1.06%", "0.40%", "12%"})
+    def unshown(self, text):
+        return check_figures.unshown(text, self.PAGES)
 
-    def test_anywhere_without_a_citation(self):
-        self.assertEqual(check_figures.unshown("gains -0.92% or +1.06%", self.PAGES), [])
-        self.assertEqual(check_figures.unshown("gains 2.5%", self.PAGES), ["2.5%"])
+    def test_made_up_lines_fail(self):
+        """the issue's made-up lines, which the old check passed"""
+        for line in ("colouring +6.00% slower", "12.77% for lighttpd",
+                     "40% on Skylake hardware"):
+            self.assertEqual(len(self.unshown(line)), 1, line)
+        self.assertIn("no page cited", self.unshown("colouring +6.00% slower")[0])
 
-    def test_a_cited_page_alone(self):
-        line = "+0.92% [-0.40%, +1.06%] (docs/results/paired.md)"
-        self.assertEqual(check_figures.unshown(line, self.PAGES), ["0.92%"])
-        self.assertEqual(check_figures.unshown(line.replace("paired", "nosuch"), self.PAGES),
-                         ["0.40%", "0.92%", "1.06%"])
+    def test_a_stale_interval_fails(self):
+        """v5's figure, cited to the page that shows the rerun's"""
+        line = "the web server +1.14% [+0.12%, +2.16%] slower (docs/results/paired.md)"
+        self.assertEqual(self.unshown(line), ["+1.14% [+0.12%, +2.16%] (not on paired.md)"])
+        self.assertEqual(self.unshown(line.replace("+1.14% [+0.12%, +2.16%]",
+                                                   "+0.00% [-1.23%, +1.25%]")), [])
 
-    def test_marked_lines_are_not_checked(self):
-        self.assertEqual(check_figures.unshown("7% (measured: perf on a Zen 4)", self.PAGES), [])
+    def test_the_sign_counts(self):
+        self.assertEqual(self.unshown("ring -0.92% (results/paired.md)"), [])
+        self.assertEqual(self.unshown("ring +0.92% (results/paired.md)"),
+                         ["+0.92% (not on paired.md)"])
+        self.assertEqual(self.unshown("12.76% more text (results/paired.md)"), [])
+
+    def test_the_cited_page_alone(self):
+        line = "fork +1.06% [-0.40%, +2.54%] (docs/results/paired.md)"
+        self.assertEqual(len(self.unshown(line)), 1)
+        self.assertEqual(self.unshown(line.replace("paired", "cpus")), [])
+
+    def test_the_paragraph_then_the_text(self):
+        """a paragraph without a citation takes the text's; one with, its own"""
+        text = "a table: -0.92%\n\nas docs/results/paired.md shows"
+        self.assertEqual(self.unshown(text), [])
+        text = "a table: -0.92% (results/cpus.md)\n\nas docs/results/paired.md shows"
+        self.assertEqual(self.unshown(text), ["-0.92% (not on cpus.md)"])
+
+    def test_levels_and_marked_lines_are_not_figures(self):
+        self.assertEqual(self.unshown("a 95% interval, a 95%-interval"), [])
+        for line in ("7% (measured: perf on a Zen 4)", "a 2% effect (synthetic: made up)",
+                     "within ±0.5% (an example)"):
+            self.assertEqual(self.unshown(line), [], line)
 
     def test_a_patch_quotes_its_message_help_and_documentation(self):
         patch = ("Subject: x\n\nIt gains 1%.\n---\n a | 1 +\n"
@@ -812,7 +839,9 @@ class FiguresTest(unittest.TestCase):
                  "diff --git a/arch/x86/hot-text.profile b/arch/x86/hot-text.profile\n"
                  "+# forkloop: 54.3% of its instructions\n"
                  "diff --git a/kernel/a.c b/kernel/a.c\n+/* 5% */\n")
-        self.assertEqual(check_figures.shown(check_figures.quoted(patch)), {"1%", "2%", "3%"})
+        quoted = check_figures.quoted(patch)
+        self.assertEqual(sorted(m.group(2) for m in check_figures.FIGURE.finditer(quoted)),
+                         ["1", "2", "3"])
 
 
 class PoolTest(unittest.TestCase):
