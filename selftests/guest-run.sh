@@ -75,10 +75,20 @@ cgroup_state() {
 		ls /sys/fs/cgroup /tmp 2>/dev/null
 	} | md5sum | cut -c1-12
 }
+# kernel.kstack_colour before and after CMD, which may turn colouring on
+# for its own tasks but must set it back: "SYSCTL before B after A".
+keeps_sysctl() {
+	local before rc
+	before=$(cat /proc/sys/kernel/kstack_colour 2>/dev/null || echo none)
+	"$@"
+	rc=$?
+	echo "SYSCTL before $before after $(cat /proc/sys/kernel/kstack_colour 2>/dev/null || echo none)"
+	return $rc
+}
 run_stress() {
 	local before rc
 	before=$(cgroup_state)
-	/bin/kstack_colour_stress
+	keeps_sysctl /bin/kstack_colour_stress
 	rc=$?
 	echo "STRESS cgroups before $before after $(cgroup_state)"
 	return $rc
@@ -99,7 +109,7 @@ tests=$(sed -n 's/.*kcolour\.tests=\([^ ]*\).*/\1/p' /proc/cmdline)
 for t in $(echo "${tests:-kstack,probe}" | tr ',' ' '); do
 	echo "SUITE-BEGIN $t"
 	case $t in
-	kstack) /bin/kstack_colour_test ;;
+	kstack) keeps_sysctl /bin/kstack_colour_test ;;
 	probe) /bin/kcolour-probe --no-sysfs >/dev/null ;;
 	stress | upstream | hotplug | params) "run_$t" ;;
 	stress-nomount) run_stress_nomount ;;

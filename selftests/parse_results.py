@@ -24,6 +24,7 @@ SUITE_BEGIN = re.compile(r"^SUITE-BEGIN (\S+)$")
 SUITE_END = re.compile(r"^SUITE-END (\S+) rc=(\d+)$")
 UPSTREAM = re.compile(r"^UPSTREAM (\S+) rc=(\d+)$")
 STRESS = re.compile(r"^STRESS cgroups before (\w+) after (\w+)$")
+SYSCTL = re.compile(r"^SYSCTL before (\w+) after (\w+)$")
 WARNING = re.compile(r"ignoring '([^']*)' in kstack_colour=")
 
 
@@ -74,6 +75,16 @@ def check_kselftest(emit, name, rc, lines, allow_skip):
         emit(r.ok, "%s: %s" % (name, r.raw))
 
 
+def check_sysctl(emit, name, lines):
+    """The kselftest left kernel.kstack_colour as it found it (it may turn
+    colouring on for its own tasks); the lines less the SYSCTL line."""
+    state = [m.groups() for m in map(SYSCTL.match, lines) if m]
+    emit(len(state) == 1 and state[0][0] == state[0][1],
+         "%s: kernel.kstack_colour left as found (%s)"
+         % (name, " -> ".join(state[0]) if state else "no SYSCTL line"))
+    return [line for line in lines if not SYSCTL.match(line)]
+
+
 def check_stress(emit, name, rc, lines, allow_skip):
     state = [m.groups() for m in map(STRESS.match, lines) if m]
     emit(len(state) == 1 and state[0][0] == state[0][1],
@@ -122,9 +133,9 @@ def check(emit, lines, allow_skip=False, expect=""):
     for name, (rc, body) in suites.items():
         emit(rc is not None, "%s: ran to the end" % name)
         if name == "kstack":
-            check_kselftest(emit, name, rc, body, allow_skip)
+            check_kselftest(emit, name, rc, check_sysctl(emit, name, body), allow_skip)
         elif name in ("stress", "stress-nomount"):
-            check_stress(emit, name, rc, body, allow_skip)
+            check_stress(emit, name, rc, check_sysctl(emit, name, body), allow_skip)
         elif name == "hotplug":
             check_hotplug(emit, rc, body, allow_skip)
         elif name == "probe":
