@@ -9,6 +9,9 @@ counters, the simulator's prediction beside every row.
     hw_check.py merge FILE...         one table of sent-back files, a row a CPU
     hw_check.py fleet HOSTS-FILE      make hw-check HOSTS=FILE: check on each
                                       host (GNU parallel --sshloginfile), merge
+    hw_check.py lava OUT              make hw-check-lava: a LAVA job a boot, on
+                                      bare metal, in the seeded order
+    hw_check.py lava-import OUT LOG...  the jobs' logs into a report
 
 kernels: each facts.tsv hw-kernel IMAGE, with bench-net (the web server) and
 LOCALVERSION -kcolour-IMAGE, so that `uname -r` in the guest names it and
@@ -41,6 +44,14 @@ kernel text (the hardware's include user code), cycles to estimated cycles.
 The file to send back (WORK/hw-check-MODEL.tar.gz): `cpuid -r`'s dump where
 the cpuid tool is installed, the probe's decode, the kernels booted, every
 count, the order, and the report.
+
+A KernelCI/LAVA lab: `lava` writes the same plan as LAVA jobs (OUT/jobs/,
+one a boot, in the seeded order: the kernel and the initramfs deployed by
+TFTP and booted on the device itself, a monitors test action that waits
+for the guest's end marker), with the artifacts to serve from ARTIFACTS_URL
+(OUT/artifacts/); the lab's plain-text job logs, named as the jobs are,
+go back through `lava-import` into the report and the file to send back.
+The kernels boot on bare metal there, not under KVM, one at a time.
 
 Exit: 0 done (whatever the verdicts); 1 a boot or its output failed; 2 bad
 usage; 3 no KVM (/dev/kvm missing: ACCEL=tcg runs without counters);
@@ -569,10 +580,13 @@ def send_back(work, report):
              "meta": None, "workloads": None}
     dump = subprocess.run(["cpuid", "-r"], capture_output=True, text=True) \
         if shutil.which("cpuid") and report.meta["accel"] == "kvm" else None
-    files["cpuid-r.txt"] = (dump.stdout if dump and dump.returncode == 0 else
-                            "not available (%s)\n" % ("TCG: the guest's CPU is QEMU's model"
-                                                      if report.meta["accel"] != "kvm" else
-                                                      "apt-get install cpuid")).encode()
+    given = work / "cpuid-r.txt"    # a lab machine's, lava-import --cpuid
+    files["cpuid-r.txt"] = (given.read_text() if given.exists() else
+                            dump.stdout if dump and dump.returncode == 0 else
+                            "not available (%s)\n" % {
+                                "tcg": "TCG: the guest's CPU is QEMU's model",
+                                "lava": "lava-import --cpuid gives the lab machine's"}.get(
+                                    report.meta["accel"], "apt-get install cpuid")).encode()
     with tarfile.open(out, "w:gz") as tar:
         for name, data in files.items():
             if data is None:
@@ -659,6 +673,132 @@ def fleet(hosts, extra):
     return 0
 
 
+LAVA_JOB = """\
+# make hw-check-lava (hw/hw_check.py): boot %(n)d of %(total)d, %(name)s
+device_type: %(device_type)s
+job_name: kcolour hw-check %(name)s
+priority: medium
+visibility: public
+timeouts:
+  job: {minutes: 60}
+  action: {minutes: 50}
+actions:
+- deploy:
+    to: tftp
+    kernel: {url: "%(url)s/%(image)s.bzImage", type: bzimage}
+    ramdisk: {url: "%(url)s/initramfs.cpio.gz", compression: gz}
+    os: oe
+- boot:
+    method: ipxe
+    commands: ramdisk
+    prompts: ["HWCHECK uname"]
+    auto_login: {}
+- test:
+    timeout: {minutes: 45}
+    monitors:
+    - name: hw-check
+      start: "HWCHECK uname"
+      end: "KCOLOUR-INIT-DONE"
+      pattern: "HWCHECK (?P<result>begin|end) (?P<test_case_id>.*)"
+      fixupdict: {begin: pass, end: pass}
+context:
+  extra_kernel_args: "%(args)s"
+"""
+
+
+def lava(opts):
+    """LAVA jobs of a check's plan: a job a boot, in the seeded order, and the
+    artifacts (a kernel an image, one initramfs) to serve at --url."""
+    plan = Plan(False, opts.rounds, opts.seed, [1], (opts.kernels or "").split() or None)
+    if opts.rounds < MIN_ROUNDS:
+        raise HwError("ROUNDS=%d: at least %d boots a kernel" % (opts.rounds, MIN_ROUNDS),
+                      EXIT_USAGE)
+    metrics = events_for(opts.vendor, int(opts.family, 0), opts.generic)
+    out = Path(opts.out)
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "jobs").mkdir(parents=True)
+    (out / "artifacts").mkdir()
+    for image in plan.images():
+        shutil.copy(cached_image(image).bzimage, out / "artifacts" / (image + ".bzImage"))
+    rd = initramfs(out, plan.wset, opts.cmd)
+    shutil.move(str(rd), out / "artifacts" / "initramfs.cpio.gz")
+    for i, (smp, r, k) in enumerate(plan.order):
+        image, sysctl, _ = plan.kernels[k]
+        name = "%03d-%s.r%d" % (i, k, r)
+        args = " ".join(["quiet", "kcolour.events=" + ",".join(metrics.values())] +
+                        (["kcolour.sysctl=" + sysctl] if sysctl != "-" else []))
+        (out / "jobs" / (name + ".yaml")).write_text(LAVA_JOB % {
+            "n": i + 1, "total": len(plan.order), "name": name, "image": image,
+            "device_type": opts.device_type, "url": opts.url.rstrip("/"), "args": args})
+    (out / "plan.tsv").write_text("".join("%d\t%s\t%d\n" % (smp, k, r)
+                                          for smp, r, k in plan.order))
+    (out / "events.tsv").write_text("".join("%s\t%s\n" % kv for kv in metrics.items()))
+    (out / "lava.meta").write_text("".join("%s=%s\n" % kv for kv in {
+        "vendor": opts.vendor, "family": opts.family, "seed": plan.seed,
+        "rounds": plan.rounds, "device_type": opts.device_type,
+        "kernels": " ".join(sorted(plan.kernels))}.items()))
+    say("%d LAVA jobs in %s; serve %s at %s, submit the jobs in their order "
+        "(lavacli jobs submit), save each job's plain log as LOGS/NAME.log, then "
+        "hw_check.py lava-import %s LOGS/*.log" % (len(plan.order), rel(out / "jobs"),
+                                                   rel(out / "artifacts"), opts.url, rel(out)))
+    return 0
+
+
+def lava_import(opts):
+    """The report of a lava run's logs (LOGS/NNN-KERNEL.rR.log, as the jobs
+    are named): the check's work dir, report and file to send back."""
+    out = Path(opts.out)
+    try:
+        meta = dict(line.split("=", 1) for line in (out / "lava.meta").read_text().splitlines())
+        metrics = dict(line.split("\t", 1) for line in
+                       (out / "events.tsv").read_text().splitlines())
+    except (OSError, ValueError) as e:
+        raise HwError("%s: not a make hw-check-lava dir (%s)" % (out, e), EXIT_USAGE)
+    kernels = facts.table("hw-kernel")
+    rows, unames = [], {}
+    for log in sorted(opts.logs):
+        m = re.fullmatch(r"(\d+)-([\w-]+)\.r(\d+)\.log", Path(log).name)
+        if not m or m.group(2) not in kernels:
+            raise HwError("%s: not a job's log (NNN-KERNEL.rR.log, KERNEL a hw-kernel row)"
+                          % log, EXIT_USAGE)
+        i, k, r = int(m.group(1)), m.group(2), int(m.group(3))
+        uname, workloads = parse_console(Path(log).read_text(errors="replace"), metrics)
+        unames[k] = uname
+        for w in workloads:
+            for metric in metrics:
+                rows.append([1, r, i, k, w.label, w.events, metric, metrics[metric],
+                             "-" if w.counts[metric] is None else w.counts[metric]])
+    plan = Plan(False, int(meta["rounds"]), int(meta["seed"]), [1], meta["kernels"].split())
+    work = out / "report"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    shutil.copy(out / "workloads", work / "workloads")
+    write_work(work, {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                      "accel": "lava", "cpu": opts.cpu or "%s family %s" % (
+                          meta["vendor"], meta["family"]),
+                      "vendor": meta["vendor"], "family": meta["family"], "seed": meta["seed"],
+                      "rounds": meta["rounds"], "smp": "1", "workloads": plan.wset,
+                      "counters": 1, "quick": 0, "qemu": "none (bare metal, LAVA)",
+                      "perf": "the initramfs's", "caches": json.dumps(
+                          probe_dump(opts.cpuid) if opts.cpuid else {})}, rows, unames, plan)
+    if opts.cpuid:
+        shutil.copy(opts.cpuid, work / "cpuid-r.txt")
+    report = Report(work)
+    report.write()
+    say("report: %s; the file to send back: %s" % (rel(work / "report.md"),
+                                                    rel(send_back(work, report))))
+    return report.tap()
+
+
+def probe_dump(dump):
+    """The caches of a `cpuid -r` dump of the lab's machine (kcolour-probe)."""
+    from benchdata import probe_caches
+    try:
+        return probe_caches(dump)
+    except util.Error as e:
+        raise HwError(str(e), EXIT_UNKNOWN_CPU)
+
+
 def kernels(opts):
     plan = Plan(opts.quick, 1, 0, [1])
     for image in plan.images():
@@ -692,6 +832,23 @@ def main(argv=None):
     f = sub.add_parser("fleet", help="make hw-check HOSTS=FILE")
     f.add_argument("hosts")
     f.add_argument("make_args", nargs="*")
+    la = sub.add_parser("lava", help="make hw-check-lava: LAVA jobs of the plan")
+    la.add_argument("out")
+    la.add_argument("--url", required=True, help="where OUT/artifacts/ will be served")
+    la.add_argument("--device-type", default="x86", help="the lab's x86 device type")
+    la.add_argument("--vendor", required=True, help="the lab machine's CPUID vendor "
+                    "(GenuineIntel, AuthenticAMD)")
+    la.add_argument("--family", required=True, help="its CPU family (0x19)")
+    la.add_argument("--rounds", type=int, default=MIN_ROUNDS)
+    la.add_argument("--seed", type=int, default=1)
+    la.add_argument("--kernels")
+    la.add_argument("--cmd")
+    la.add_argument("--generic", action="store_true")
+    li = sub.add_parser("lava-import", help="the report of the LAVA jobs' logs")
+    li.add_argument("out")
+    li.add_argument("logs", nargs="+")
+    li.add_argument("--cpuid", help="the lab machine's `cpuid -r` dump, for the prediction")
+    li.add_argument("--cpu", help="its model name, for the report")
     opts = p.parse_args(argv)
     try:
         if opts.what == "kernels":
@@ -706,6 +863,10 @@ def main(argv=None):
         if opts.what == "merge":
             print(merge(opts.files), end="")
             return 0
+        if opts.what == "lava":
+            return lava(opts)
+        if opts.what == "lava-import":
+            return lava_import(opts)
         return fleet(opts.hosts, opts.make_args)
     except HwError as e:
         print("error: %s" % e, file=sys.stderr)

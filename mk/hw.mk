@@ -32,3 +32,14 @@ hw-check-merge: ## [use] one table of hw-check files sent back, a row a CPU (FIL
 
 hw-check-test: ## [check] hw-check's tests on canned Intel and AMD perf output
 	@python3 hw/tests/test_hw_check.py
+
+# make hw-check-lava OUT=DIR URL=... VENDOR=GenuineIntel FAMILY=6: the same
+# plan as LAVA jobs for a KernelCI/LAVA lab (bare metal), one a boot in the
+# seeded order, and the artifacts to serve at URL; the logs come back with
+# make hw-check-lava-import OUT=DIR LOGS="..." [CPUID=FILE].
+.PHONY: hw-check-lava hw-check-lava-import
+hw-check-lava: deps-bench ## [use] make hw-check's plan as LAVA jobs for a lab (OUT=, URL=, VENDOR=, FAMILY=, ROUNDS=, KERNELS=)
+	@python3 hw/hw_check.py lava "$(abspath $(or $(OUT),build/hw-check/lava))" --url "$(URL)" --vendor "$(VENDOR)" --family "$(FAMILY)" $(call hw_flag,ROUNDS,--rounds) $(call hw_flag,SEED,--seed) $(call hw_flag,KERNELS,--kernels) $(call hw_flag,CMD,--cmd) $(if $(GENERIC),--generic)
+
+hw-check-lava-import: ## [use] the LAVA jobs' logs into the report and the file to send back (OUT=, LOGS=, CPUID=)
+	@python3 hw/hw_check.py lava-import "$(abspath $(or $(OUT),build/hw-check/lava))" $(LOGS) $(call hw_flag,CPUID,--cpuid)

@@ -212,6 +212,68 @@ with tempfile.TemporaryDirectory() as tmp:
             t(e.status == hc.EXIT_USAGE, "merge refuses a bad file: %s" % e)
 
 
+# -------------------------------------------------------------- LAVA
+with tempfile.TemporaryDirectory() as tmp:
+    import yaml
+    fake = hc.kernel.Image("fake", Path(tmp), "fake")
+    (Path(tmp) / "bzImage").write_bytes(b"kernel")
+
+    def fake_initramfs(out, wset, cmd):
+        (out / "workloads").write_text("web 1 0 1\nweb 4 0 100\nforkloop 200\n")
+        (out / "initramfs.cpio.gz").write_bytes(b"rd")
+        return out / "initramfs.cpio.gz"
+    out = Path(tmp) / "lava"
+    with mock.patch.object(hc, "cached_image", lambda image: fake), \
+            mock.patch.object(hc, "initramfs", fake_initramfs):
+        status, err = None, io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = hc.main(["lava", str(out), "--url", "http://lab.example/kc/",
+                              "--vendor", "GenuineIntel", "--family", "6",
+                              "--kernels", "16b 64b", "--seed", "3"])
+    jobs = sorted((out / "jobs").glob("*.yaml"))
+    docs = [yaml.safe_load(j.read_text()) for j in jobs]
+    plan = hc.Plan(False, 10, 3, [1], ["16b", "64b"])
+    names = ["%03d-%s.r%d" % (i, k, r) for i, (_, r, k) in enumerate(plan.order)]
+    t(status == 0 and [j.stem for j in jobs] == names,
+      "lava: a job a boot, 20, named and numbered in the seeded order of a check")
+    t(all(d["actions"][0]["deploy"]["kernel"]["url"].startswith("http://lab.example/kc/falign-")
+          and "kcolour.events=cycles,instructions,icache_64b.iftag_miss" in
+          d["context"]["extra_kernel_args"] and
+          d["actions"][2]["test"]["monitors"][0]["end"] == "KCOLOUR-INIT-DONE" for d in docs),
+      "lava: each job deploys its kernel and the initramfs, with Intel's events, and "
+      "waits for the guest's end marker (valid YAML)")
+    t(sorted(p.name for p in (out / "artifacts").iterdir()) ==
+      ["falign-64b.bzImage", "falign-default.bzImage", "initramfs.cpio.gz"],
+      "lava: the artifacts to serve, a kernel an image and one initramfs")
+    # The lab's logs: 64 B 8% fewer L1I misses than 16 B in every round.
+    logs = Path(tmp) / "logs"
+    logs.mkdir()
+    for name in names:
+        k = name.split("-", 1)[1].split(".")[0]
+        r = int(name.rsplit(".r", 1)[1])
+        f = (0.92 if k == "64b" else 1.0) * (1 + 0.001 * (r % 3))
+        console = INTEL_CONSOLE.replace("HWPERF 1010000,,icache_64b", "HWPERF %d,,icache_64b"
+                                        % (10000 + 1000000 * f))
+        (logs / (name + ".log")).write_text(console)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = hc.main(["lava-import", str(out)] + [str(p) for p in sorted(logs.iterdir())] +
+                         ["--cpuid", str(hc.facts.path("bench-dump")), "--cpu", "a lab's i7"])
+    rep = hc.Report(out / "report")
+    row = next(r for r in rep.rows if r[3] == "web c=4 close" and r[4] == "L1I misses")
+    t(status == 0 and row[8] == hc.CONFIRMED and math.isclose(row[5].pct, -8.0, abs_tol=0.2)
+      and row[6] is not None,
+      "lava-import: the logs' report, 64 B against 16 B confirmed beside the decision's "
+      "prediction on the dump's caches (%s; %s)" % (row[5].interval(), row[7]))
+    bad = logs / "garbage.log"
+    bad.write_text("x")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = hc.main(["lava-import", str(out), str(bad)])
+    t(status == hc.EXIT_USAGE and "not a job's log" in err.getvalue(),
+      "lava-import refuses a log not named as a job: %s" % err.getvalue().strip())
+
+
 # -------------------------------------------------------------- exit codes
 def run_main(argv):
     err = io.StringIO()
