@@ -7,8 +7,10 @@ whatever measured them.
         the test image under the cache simulator (profile=) on the programs
         of facts.tsv hot-text-programs (the web server, hackbench, fork and
         exit, fork and exec, the ring, tar and find): instructions per
-        function -> build/linux/arch/x86/hot-text.profile, the kernel's
-        default HOT_TEXT_PROFILE (commit it there, make export).  First,
+        function -> build/hot-text.profile (OUT=), for the kernel's make
+        HOT_TEXT_PROFILE=FILE (the project's own, the code-layout
+        decision's shipped profile, is
+        falign/profiles/programs-density.profile).  First,
         workload by workload (the smallest hot set first), the most
         instructions a byte of its hot set, as many as fit in half the L1I:
         they lie in one piece, no function of another workload shares their
@@ -32,8 +34,9 @@ whatever measured them.
         as much code as the profile without knowing what is hot (the layout
         decision's control, docs/results/protocol-layout.md)
 
-The format, the kernel's (HOT_TEXT_PROFILE, scripts/generate_hot_text_lds.sh;
-the falign series ships arch/x86/hot-text.profile):
+The format, the kernel's (make HOT_TEXT_PROFILE=FILE with HOT_TEXT_ORDER,
+scripts/generate_hot_text_lds.sh; the kernel ships none, as upstream ships no
+AutoFDO profile):
 
     # comment lines start with '#'; the first says what measured the counts
     COUNT<TAB>FUNCTION[<TAB>OBJECT]
@@ -73,9 +76,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench"), str(HERE.parent / "bench/cachesim")]
 import profile_diff  # noqa: E402
-from harness import facts, series, util  # noqa: E402
+from harness import facts, util  # noqa: E402
 
-DEFAULT = HERE.parent / "build/linux/arch/x86/hot-text.profile"
+# Where make hot-text-profile writes (OUT= elsewhere), and the project's own
+# profile of its test kernel, which the falign-ordered images build with.
+DEFAULT = HERE.parent / "build/hot-text.profile"
+PROJECT = HERE / "profiles/programs-density.profile"
 WSET = "hot-text-programs"
 # A workload's hot set: its hottest functions that run this share of its
 # kernel instructions (the ring's: 98 functions, 35 KiB).
@@ -93,7 +99,7 @@ OBJECT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]*\.o$")
 NOT_KERNEL = ("[user]", "[unknown]")
 # How a workload's part of the region is chosen (hot_set()), and ordered.
 SELECTS = ("count", "density")
-SELECT_DEFAULT = "density"  # the series' default profile's
+SELECT_DEFAULT = "density"  # the project's profile's
 ORDERS = ("selection", "c3")
 # A workload's part of the region where no cache geometry is at hand
 # (perf on a real machine): half a 32 KiB L1I.
@@ -111,11 +117,10 @@ class Error(util.Error):
     """A profile or its inputs are wrong: the message says which file and line."""
 
 
-def series_profile():
-    """The series' own profile (DEFAULT), laying the tree if it is missing: a
-    cached image needs no tree, but what its text was ordered by lives there."""
-    series.Tree().ensure()
-    return DEFAULT
+def project_profile():
+    """The project's profile of its test kernel (PROJECT): what the
+    falign-ordered images place first."""
+    return PROJECT
 
 
 def symbols(system_map):
@@ -224,8 +229,7 @@ def write(out, counts, source, workloads=(), size=None, room=0, select="count", 
 def create(path):
     """PATH opened for writing a profile; Error where its directory is missing."""
     if not path.parent.is_dir():
-        raise Error("no directory for %s%s" % (path, " (make tree first)" if path == DEFAULT
-                                                else ""))
+        raise Error("no directory for %s" % path)
     return open(path, "w")
 
 
@@ -406,7 +410,7 @@ def train(argv):
                    help="a workload's part in the order of its selection, or in C3's order "
                    "of its calls (call-chain clustering; default selection)")
     p.add_argument("--out", type=Path, default=DEFAULT,
-                   help="where the profile goes (default the tree's %s)" % DEFAULT.name)
+                   help="where the profile goes (default %s)" % DEFAULT.relative_to(HERE.parent))
     opts = p.parse_args(argv)
     caches = bench_caches()
     wset = opts.workloads
@@ -465,7 +469,7 @@ def perf(argv):
                    help="how that part is chosen, as for the simulator's (default %s)"
                    % SELECT_DEFAULT)
     p.add_argument("--out", type=Path, default=DEFAULT,
-                   help="where the profile goes (default the tree's %s)" % DEFAULT.name)
+                   help="where the profile goes (default %s)" % DEFAULT.relative_to(HERE.parent))
     opts = p.parse_args(argv)
     counts, source = from_perf(opts.perf_script, opts.system_map)
     with create(opts.out) as out:

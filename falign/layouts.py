@@ -18,12 +18,11 @@ keep their addresses, and most of the rest change L1I set from one layout
 to the next.
 QUICK: make check's images, in layout 1: the test image without and with
 pads, and the image without colouring, built with HOT_TEXT_ORDER (the
-series' default profile); the machinery only.
+project's profile, make HOT_TEXT_PROFILE=); the machinery only.
 Paired: each choice against the first (16 B) layout by layout, L1I misses
 and estimated cycles (make bench's model), the mean with its 95% Student's t
 interval (bench/paired.py).  An ordered image is checked against its own
-profile (the file its fragment names in HOT_TEXT_PROFILE, else the series'
-default).  PAGE=NAME writes docs/results/NAME.md instead of falign-layouts.md,
+profile (the file its fragment gives make as HOT_TEXT_PROFILE=).  PAGE=NAME writes docs/results/NAME.md instead of falign-layouts.md,
 for a run of some choices (make falign-profiles).
 Flags (make's QUICK=1, CHOICES="IMAGE ...", PAGE=NAME, JOBS=N, WORK=DIR,
 REPORT_ONLY=1, RESUME=1): --help.
@@ -49,6 +48,7 @@ LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # workloads' network, and the seeded pads.
 EXTRA = ["bench-net"]
 ORDERED = "falign-ordered"  # the fragment that turns HOT_TEXT_ORDER on
+UNPROFILED = "falign-ordered-noprofile"     # the same without a profile
 OVER_WEAK = 0.01
 MOVED = 0.5     # the share of functions after the first pad that must change L1I set
 NAMED = 0.99    # the share of the text's conflict misses whose line a function holds
@@ -57,13 +57,13 @@ TOP_PAIRS = 3   # the colliding function pairs the report names per workload
 
 def profile_of(fragments):
     """The hot-text profile an image's fragments order its text by: the file
-    one names in HOT_TEXT_PROFILE, else the series' default; None when no
-    fragment turns HOT_TEXT_ORDER on."""
+    one gives make as HOT_TEXT_PROFILE=; None when no fragment turns
+    HOT_TEXT_ORDER on or none names a profile."""
     lines = [l for f in kconfig.fragment_files(fragments) for l in f.read_text().splitlines()]
     if "CONFIG_HOT_TEXT_ORDER=y" not in lines:
         return None
     named = list(kernel.files_named(lines, series.Tree().path))
-    return named[-1] if named else hot_text.series_profile()
+    return named[-1] if named else None
 
 
 def pads(layout):
@@ -104,6 +104,16 @@ def text_sizes(system_map, hot, line):
     region = at.get("__hot_text_end", 0) - at.get("__hot_text_start", 0)
     last = max(a for a, _ in syms if a < at["__entry_text_start"])
     return last - at["_stext"], lines, region
+
+
+def check_no_profile(run, key):
+    """TAP: HOT_TEXT_ORDER built without make HOT_TEXT_PROFILE= places
+    nothing: its hot region is empty."""
+    at = {name: a for a, name in map_symbols(run.system_map(key))}
+    start, end = at.get("__hot_text_start"), at.get("__hot_text_end")
+    run.tap(start is not None and start == end,
+            "%s: HOT_TEXT_ORDER without a profile builds, and places nothing (hot region "
+            "%s to %s)" % (key, start and hex(start), end and hex(end)))
 
 
 def check_order(run, key, profile, line):
@@ -388,15 +398,16 @@ class Report(Doc):
                        self.spread(base, i, lambda p: p.insns).median - 1))
                 for c, _ in self.choices]
             for i in self.rows])
-        hot = {name for _, name, _ in hot_text.read(hot_text.series_profile())}
+        hot = {name for _, name, _ in hot_text.read(hot_text.project_profile())}
         size = {c: [text_sizes(self.run.system_map("%s.L%d" % (c, lay)), hot, self.line)
                     for lay in self.layouts] for c, _ in self.choices}
         text = {c: Spread([x[0] for x in size[c]]).median for c in size}
         self.md("""
             Text: `_stext` to the last symbol before the entry text (System.map; `_etext`
             sits on a 2 MiB boundary), median over the layouts.  Hot lines:
-            the L1I lines that the %d functions of the series' hot-text profile
-            (`arch/x86/hot-text.profile`, trained on facts.tsv's hot-text-programs)
+            the L1I lines that the %d functions of the project's hot-text profile
+            (`falign/profiles/programs-density.profile`, trained on facts.tsv's
+            hot-text-programs)
             touch, wherever they are.  Hot region: `__hot_text_start` to
             `__hot_text_end`, where HOT_TEXT_ORDER places them.
             """, len(hot))
@@ -470,6 +481,10 @@ def main(argv=None):
         run.image("off.L1", "off")
         keys, ordered = ["test.L1", "test-pads.L1", "off.L1"], [
             ("off.L1", profile_of(facts.image_spec("off")[1]))]
+        # HOT_TEXT_ORDER built without a profile: the same objects, relinked.
+        unordered = [UNPROFILED if f == ORDERED else f for f in facts.image_spec("off")[1]]
+        run.image("off-noprofile.L1", "off-noprofile", unordered, like="off")
+        check_no_profile(run, "off-noprofile.L1")
     else:
         table = {**facts.table("falign"), **facts.table("falign-profile")}
         choices = [(c, row[0]) for c, row in table.items()

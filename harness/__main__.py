@@ -69,12 +69,16 @@ COMMANDS = {
                      lambda a: bisect_check.main(), []),
     "deb": ("Debian packages of base + every series (bindeb-pkg), from a distribution's config",
             lambda a: deb.main(a.config, a.localmodconfig, a.configure_only,
-                               localversion=a.localversion, extra=(a.fragments or "").split()),
+                               localversion=a.localversion, extra=(a.fragments or "").split(),
+                               hot_text_profile=a.hot_text_profile),
             [(["--config"], {"metavar": "FILE", "help": "a kernel .config, .xz too (default: "
                                                        "/boot/config-$(uname -r))"}),
              (["--localversion"], {"default": deb.LOCALVERSION,
                                    "help": "the packages' LOCALVERSION (default %s): "
                                    "distinct ones install side by side" % deb.LOCALVERSION}),
+             (["--hot-text-profile"], {"metavar": "FILE",
+                                       "help": "make HOT_TEXT_PROFILE=FILE, for a config "
+                                       "with HOT_TEXT_ORDER"}),
              (["--fragments"], {"metavar": '"NAME ..."',
                                 "help": "more Kconfig-fragments merged in (falign-64b: a "
                                 "layout make hw-check compares)"}),

@@ -57,7 +57,7 @@ def read_config(path):
 
 
 def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ,
-         localversion=LOCALVERSION, extra=()):
+         localversion=LOCALVERSION, extra=(), hot_text_profile=None):
     """Configure (and unless configure_only, build) the packages; returns 0."""
     path = Path(config) if config else running_config()
     if not config and not path.exists():
@@ -72,7 +72,10 @@ def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ,
         raise Error(tree.unsaved())
     obj = Path(obj)
     obj.mkdir(parents=True, exist_ok=True)
-    kmake = Kmake(tree.path, obj)
+    if hot_text_profile and not Path(hot_text_profile).is_file():
+        raise Error("HOT_TEXT_PROFILE=%s: no such file" % hot_text_profile)
+    kmake = Kmake(tree.path, obj, make_vars=["HOT_TEXT_PROFILE=%s" % Path(
+        hot_text_profile).resolve()] if hot_text_profile else [])
     frags = FRAGMENTS + list(extra)
     if not re.fullmatch(r"-[\w.+-]+", localversion):
         raise Error("LOCALVERSION=%s: a dash, then letters, digits, '.', '+' or '-'"

@@ -62,9 +62,10 @@ def image_key(base, frags):
                  " ".join("%s=%s" % kv for kv in sorted(REPRODUCIBLE.items()))]:
         h.update(part.encode() + b"\n")
     for f in frags:
-        # What merge_config.sh reads: comments other than "is not set" are not inputs.
+        # What merge_config.sh reads, and the make variables a fragment
+        # names: other comments are not inputs.
         lines = [l for l in f.read_text().splitlines()
-                 if re.match(r"CONFIG_|# CONFIG_\w+ is not set", l)]
+                 if re.match(r"CONFIG_|# CONFIG_\w+ is not set", l) or MAKE_VAR.match(l)]
         h.update(("fragment %s\n%s\n" % (f.name, "\n".join(lines))).encode())
         # The name is in the fragment's lines; the file's path here is not
         # an input (clones differ), its bytes are.
@@ -73,19 +74,29 @@ def image_key(base, frags):
     return h.hexdigest()[:16]
 
 
-# Options whose value is a file the build reads (relative to the source tree,
-# or absolute): its bytes are an input of the image, as the series' are.
-FILE_OPTIONS = ("CONFIG_HOT_TEXT_PROFILE",)
+# A make variable a fragment gives the build, "# make NAME=VALUE": a comment
+# to kconfig, an argument of make here (HOT_TEXT_PROFILE=FILE, as upstream's
+# CLANG_AUTOFDO_PROFILE= is for AutoFDO: the kernel's config names no file).
+MAKE_VAR = re.compile(r"^# make ([A-Z][A-Z0-9_]*)=(\S+)$")
+# Make variables whose value is a file the build reads (relative to the
+# source tree, or absolute): its bytes are an input of the image, as the
+# series' are.
+FILE_VARS = ("HOT_TEXT_PROFILE",)
+
+
+def make_vars(frags):
+    """The NAME=VALUE make arguments of fragment files, in order."""
+    return ["%s=%s" % m.groups() for f in frags for m in map(MAKE_VAR.match,
+                                                             f.read_text().splitlines()) if m]
 
 
 def files_named(lines, srctree):
-    """The files that fragment lines name through FILE_OPTIONS."""
-    for line in lines:
-        name, _, value = line.partition("=")
-        if name in FILE_OPTIONS and len(value) > 1 and value[0] == value[-1] == '"':
+    """The files that fragment lines name through FILE_VARS."""
+    for m in map(MAKE_VAR.match, lines):
+        if m and m.group(1) in FILE_VARS:
             # An absolute value stays absolute.  ".." is resolved by name:
             # the tree need not exist yet (an image's key is known before it).
-            yield Path(os.path.normpath(Path(srctree, value[1:-1])))
+            yield Path(os.path.normpath(Path(srctree, m.group(2))))
 
 
 def resolve(name=None, fragments=None, base=False):
@@ -131,7 +142,7 @@ def image(name=None, fragments=None, base=False, rebuild=False, like=None):
     with locked(str(obj) + ".lock", "build in %s" % obj) as waited:
         if waited and cached and not rebuild and (cached / "bzImage").exists():
             return _hit(name, cached)
-        kmake = Kmake(tree.path, obj)
+        kmake = Kmake(tree.path, obj, make_vars=make_vars(frags))
         kmake.configure(frags)
         how = "built in %s" % fmt_time(kmake.build())
         if cached is None:
@@ -198,16 +209,19 @@ class Kmake:
     compiler command is the same in any clone at any path: ccache then hits
     across clones (kbuild names sources by absolute path)."""
 
-    def __init__(self, tree, obj, llvm=None):
-        """llvm: build with LLVM=llvm (e.g. "-16", clang-16) instead of GCC."""
+    def __init__(self, tree, obj, llvm=None, make_vars=()):
+        """llvm: build with LLVM=llvm (e.g. "-16", clang-16) instead of GCC;
+        make_vars: NAME=VALUE arguments of every make (make_vars())."""
         self.tree, self.obj = Path(tree), Path(obj)
+        self.make_vars = list(make_vars)
         self.env = dict(os.environ, CCACHE_DIR=str(CACHE / "ccache"), CCACHE_BASEDIR=str(BUILD),
                         **REPRODUCIBLE)
         self.compiler = ["LLVM=" + llvm] if llvm else ["CC=ccache gcc", "HOSTCC=ccache gcc"]
 
     def cmd(self, *targets, jobs=None):
         return (["make", "-C", str(self.tree), "ARCH=x86_64", "O=%s" % self.obj] +
-                self.compiler + (["-j%d" % jobs] if jobs else []) + list(targets))
+                self.compiler + self.make_vars + (["-j%d" % jobs] if jobs else []) +
+                list(targets))
 
     def configure(self, frags, verify=True, start=None):
         """kconfig.configure() in this object dir: tinyconfig (or the .config

@@ -151,15 +151,15 @@ falign-sham: deps-kernel ## [bench] the code-layout decision's sham profile -> f
 falign-cold-parts: deps-kernel ## [bench] what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=)
 	@python3 falign/cold_parts.py $(if $(IMAGE),--image $(IMAGE))
 
-# make hot-text-profile: the falign series' default hot-text profile, from
-# one boot of the test image under the cache simulator's instruction profile
-# on the programs of facts.tsv hot-text-programs, each workload's part by
-# density -> build/linux/arch/x86/hot-text.profile, the default
-# HOT_TEXT_PROFILE: commit it there and make export (falign/hot_text.py).
-# FROM=FILE: from a real machine's `perf script` output instead (SYSTEM_MAP=
-# the map of the kernel that ran; OUT= elsewhere than the tree).
+# make hot-text-profile: a hot-text profile from one boot of the test image
+# under the cache simulator's instruction profile on the programs of
+# facts.tsv hot-text-programs, each workload's part by density ->
+# build/hot-text.profile (OUT=), for a kernel build's make
+# HOT_TEXT_PROFILE=FILE (the project's own: falign/profiles/programs-density.profile;
+# falign/hot_text.py).  FROM=FILE: from a real machine's `perf script`
+# output instead (SYSTEM_MAP= the map of the kernel that ran).
 .PHONY: hot-text-profile
-hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## [use] the default hot-text profile from the programs under the simulator, or FROM=FILE a real machine's perf script -> build/linux/arch/x86/hot-text.profile (OUT=)
+hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## [use] a hot-text profile from the programs under the simulator, or FROM=FILE a real machine's perf script -> build/hot-text.profile (OUT=), for make HOT_TEXT_PROFILE=FILE
 	@python3 falign/hot_text.py $(if $(FROM),perf '$(FROM)' $(if $(SYSTEM_MAP),--system-map '$(SYSTEM_MAP)'),$(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) $(if $(WORKLOADS),--workloads $(WORKLOADS))) $(if $(ROOM),--room $(ROOM)) $(if $(OUT),--out '$(OUT)')
 
 .PHONY: deb
@@ -167,8 +167,8 @@ hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## [use] the default hot
 # Debian packages of base + every series for a real machine (harness/deb.py,
 # docs/real-hardware.md): from CONFIG=FILE or the running kernel's
 # /boot/config-*, LOCALMODCONFIG=1 for only the modules loaded here.
-deb: deps-kernel ## [use] Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1, LOCALVERSION=-kcolour-X, FRAGMENTS=)
-	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig) $(if $(LOCALVERSION),--localversion '$(LOCALVERSION)') $(if $(FRAGMENTS),--fragments '$(FRAGMENTS)')
+deb: deps-kernel ## [use] Debian packages of the patched kernel -> build/deb (CONFIG=FILE, LOCALMODCONFIG=1, LOCALVERSION=-kcolour-X, FRAGMENTS=, HOT_TEXT_PROFILE=FILE)
+	@$(HARNESS) deb $(if $(CONFIG),--config '$(CONFIG)') $(if $(LOCALMODCONFIG),--localmodconfig) $(if $(LOCALVERSION),--localversion '$(LOCALVERSION)') $(if $(FRAGMENTS),--fragments '$(FRAGMENTS)') $(if $(HOT_TEXT_PROFILE),--hot-text-profile '$(HOT_TEXT_PROFILE)')
 
 .PHONY: host-boot
 

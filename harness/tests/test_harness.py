@@ -558,26 +558,29 @@ class ImageKeyTest(unittest.TestCase):
         self.assertNotEqual(self.key(), before)
 
     def test_named_file(self):
-        """a file a fragment names in HOT_TEXT_PROFILE is an input: its bytes
-        (absolute, or relative to the tree, which need not exist: ".." is
-        resolved by name), or its absence; not its path"""
+        """a file a fragment gives make as HOT_TEXT_PROFILE= is an input: its
+        bytes (absolute, or relative to the tree, which need not exist: ".."
+        is resolved by name), or its absence; not its path"""
         prof = self.frags / "hot.profile"
         one = self.frags / "one.config"
-        one.write_text(one.read_text() + 'CONFIG_HOT_TEXT_PROFILE="%s"\n' % prof)
+        one.write_text(one.read_text() + '# make HOT_TEXT_PROFILE=%s\n' % prof)
         missing = self.key()
         prof.write_text("1\tf\n")
         first = self.key()
         prof.write_text("2\tf\n")
         self.assertEqual(len({missing, first, self.key()}), 3)
-        self.assertEqual(list(kernel.files_named(['CONFIG_HOT_TEXT_PROFILE="../x.profile"',
-                                                  'CONFIG_OTHER="/etc/passwd"'], Path("/t/linux"))),
+        self.assertEqual(list(kernel.files_named(['# make HOT_TEXT_PROFILE=../x.profile',
+                                                  '# make OTHER=/etc/passwd',
+                                                  'CONFIG_HOT_TEXT_PROFILE="/etc/passwd"'],
+                                                 Path("/t/linux"))),
                          [Path("/t/x.profile")])
+        self.assertEqual(kernel.make_vars([one]), ["HOT_TEXT_PROFILE=%s" % prof])
 
     def test_named_file_where(self):
         """a relative profile is read from beside a tree that need not exist
         yet; where the clone is (the tree's path) is not an input"""
         one = self.frags / "one.config"
-        one.write_text(one.read_text() + 'CONFIG_HOT_TEXT_PROFILE="../hot.profile"\n')
+        one.write_text(one.read_text() + '# make HOT_TEXT_PROFILE=../hot.profile\n')
         keys = []
         for where in ("a", "b"):
             (self.frags / where).mkdir()
