@@ -24,11 +24,17 @@ fi
 if grep -q '^web ' /hw/workloads; then
 	web_start
 fi
+mkfifo /tmp/perf.ctl /tmp/perf.ack
 echo "HWCHECK uname $(uname -r)"
 while read -r line; do
 	echo "HWCHECK begin $line"
 	# shellcheck disable=SC2086 # the workload line is words
-	perf stat -x, -e "$events" -o /tmp/perf.csv -- sh -c ". /bin/phases.sh; $line" \
+	# Counted inside the workload's marker window only: the marker code
+	# enables perf's counters as the window opens and disables them as it
+	# closes (bench/workloads/kcolour-marker.h).
+	KCOLOUR_PERF_CTL=/tmp/perf.ctl KCOLOUR_PERF_ACK=/tmp/perf.ack \
+		perf stat -x, -D -1 --control fifo:/tmp/perf.ctl,/tmp/perf.ack \
+		-e "$events" -o /tmp/perf.csv -- sh -c ". /bin/phases.sh; $line" \
 		>/tmp/workload.out 2>&1 || { cat /tmp/workload.out; exit 1; }
 	cat /tmp/workload.out
 	sed 's/^/HWPERF /' /tmp/perf.csv

@@ -24,8 +24,10 @@ check: each hw-kernel row boots under KVM (-cpu host,pmu=on: the host's
 CPU and its counters in the guest), QEMU pinned to one host CPU, at -smp 1
 and then -smp 2 (SMP=), ROUNDS rounds (at least 10) of every row in an order
 drawn from SEED, so that drift in the machine spreads over every kernel.
-Inside the guest perf stat counts each workload (its whole command, start-up
-too; the web server net of a one-request run): cycles, instructions, L1I
+Inside the guest perf stat counts each workload's marker window, the
+simulator's (perf stat --control: the marker code enables the counters as the
+window opens and disables them as it closes; the web server net of a
+one-request run): cycles, instructions, L1I
 misses, L2 code and data misses, iTLB misses and front-end stalls, by
 facts.tsv's hwevent table for the CPU's vendor and family, perf's generic
 events where it names none.  Under TCG (ACCEL=tcg, no KVM: how make check runs
@@ -492,8 +494,10 @@ class Report:
         # {(smp, kernel, workload, metric): {round: per-event value}}
         self.values = collections.defaultdict(dict)
         self.workloads, self.metrics = [], []
+        self.counted = collections.defaultdict(bool)   # (kernel, workload): a count > 0
         for line in lines:
             smp, rnd, _, k, w, events, m, _, count = line.split("\t")
+            self.counted[(k, w)] |= count != "-" and float(count) > 0
             if w not in self.workloads:
                 self.workloads.append(w)
             if m not in self.metrics:
@@ -566,6 +570,9 @@ class Report:
           "every kernel booted and named itself (%s)" % ", ".join(
               "%s: %s" % (k, v[3]) for k, v in sorted(self.kernels.items())))
         t(bool(self.rows), "%d report rows (pairs x workloads x metrics x -smp)" % len(self.rows))
+        empty = sorted("%s %s" % kw for kw, got in self.counted.items() if not got)
+        t(self.counted and not empty, "every workload of every kernel counted something in its "
+          "marker window (%d)" % len(self.counted), empty)
         if not self.counters:
             t(all(r[8] == NO_COUNTERS for r in self.rows),
               "without hardware counters every verdict reads %r" % NO_COUNTERS)

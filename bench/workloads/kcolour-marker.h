@@ -24,8 +24,12 @@
 #ifndef KCOLOUR_MARKER_NO_GUEST
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE	0x100000
@@ -35,6 +39,46 @@ static inline void kcolour_marker_store(unsigned int offset)
 {
 	*(volatile uint64_t *)(uintptr_t)(KCOLOUR_MARKER_ADDR + offset) = 1;
 	__asm__ __volatile__("" ::: "memory");
+}
+
+/*
+ * Under `perf stat --control fifo:CTL,ACK -D -1` (make hw-check's guest,
+ * hw/guest.sh) the window is perf's too: KCOLOUR_PERF_CTL and
+ * KCOLOUR_PERF_ACK name the two FIFOs, and the counters are enabled just
+ * before a window opens and disabled just after it closes.  Without them
+ * (the simulator's runs) nothing more happens, and nothing inside a window.
+ */
+static int kcolour_perf_ctl = -1, kcolour_perf_ack = -1;
+
+static inline void kcolour_perf_command(const char *cmd)
+{
+	char ack[16];
+
+	if (kcolour_perf_ctl < 0)
+		return;
+	if (write(kcolour_perf_ctl, cmd, strlen(cmd)) < 0 ||
+	    read(kcolour_perf_ack, ack, sizeof(ack)) <= 0) {
+		close(kcolour_perf_ctl);
+		close(kcolour_perf_ack);
+		kcolour_perf_ctl = kcolour_perf_ack = -1;
+	}
+}
+
+static inline void kcolour_perf_open(void)
+{
+	const char *ctl = getenv("KCOLOUR_PERF_CTL"), *ack = getenv("KCOLOUR_PERF_ACK");
+
+	if (!ctl || !ack || kcolour_perf_ctl >= 0)
+		return;
+	kcolour_perf_ctl = open(ctl, O_WRONLY | O_CLOEXEC);
+	kcolour_perf_ack = open(ack, O_RDONLY | O_CLOEXEC);
+	if (kcolour_perf_ctl < 0 || kcolour_perf_ack < 0) {
+		if (kcolour_perf_ctl >= 0)
+			close(kcolour_perf_ctl);
+		if (kcolour_perf_ack >= 0)
+			close(kcolour_perf_ack);
+		kcolour_perf_ctl = kcolour_perf_ack = -1;
+	}
 }
 
 /* Map and fault in the marker page.  0, or -1 with errno set. */
@@ -52,17 +96,20 @@ static inline int kcolour_marker_map(void)
 		return -1;
 	}
 	kcolour_marker_store(KCOLOUR_MARKER_TOUCH);
+	kcolour_perf_open();
 	return 0;
 }
 
 static inline void kcolour_marker_start(void)
 {
+	kcolour_perf_command("enable\n");
 	kcolour_marker_store(KCOLOUR_MARKER_START);
 }
 
 static inline void kcolour_marker_stop(void)
 {
 	kcolour_marker_store(KCOLOUR_MARKER_STOP);
+	kcolour_perf_command("disable\n");
 }
 
 #endif /* KCOLOUR_MARKER_NO_GUEST */
