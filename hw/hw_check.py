@@ -323,15 +323,19 @@ def localversion_fragment(image):
     return str(f)
 
 
+def hw_fragments(image):
+    """A hw-kernel IMAGE's fragments: its own, bench-net, its LOCALVERSION."""
+    frags = facts.image_spec(image)[1]
+    return frags + (["bench-net"] if "bench-net" not in frags else []) + \
+        [localversion_fragment(image)]
+
+
 def build_image(image, quick):
     """kernel.Image of a hw-kernel IMAGE: make check's own in a quick run, else
-    the image with bench-net and its LOCALVERSION."""
+    the image with hw_fragments()."""
     if quick:
         return kernel.image(image)
-    frags = facts.image_spec(image)[1]
-    frags = frags + (["bench-net"] if "bench-net" not in frags else []) + \
-        [localversion_fragment(image)]
-    return kernel.image("hw-" + image, frags)
+    return kernel.image("hw-" + image, hw_fragments(image))
 
 
 def initramfs(work, wset, cmd):
@@ -451,11 +455,8 @@ def check(opts):
 
 def cached_image(image):
     """A hw-kernel image make hw-kernels built: HwError (5) if it did not."""
-    frags = facts.image_spec(image)[1]
-    frags = frags + (["bench-net"] if "bench-net" not in frags else []) + \
-        [localversion_fragment(image)]
     from harness import kconfig
-    key = kernel.image_key(False, kconfig.fragment_files(frags))
+    key = kernel.image_key(False, kconfig.fragment_files(hw_fragments(image)))
     cached = kernel.CACHE / "images" / key
     if not (cached / "bzImage").exists():
         raise HwError("kernel %s is not built: make hw-kernels" % image, EXIT_NO_KERNEL)
