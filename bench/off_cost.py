@@ -139,7 +139,15 @@ class Report(Doc):
             over %d text layouts (the seeded pads of `text-pads-SEED.config`, seeds %s),
             one boot a kernel and layout at -smp 1 under the cache simulator on the
             bench CPU's caches (`make bench-off-cost`, bench/off_cost.py).  Raw figures:
-            `data/off-cost/`, a file a boot; this page is computed from them alone.""",
+            `data/off-cost/`, a file a boot; this page is computed from them alone.
+
+            Only the text layout varies from boot to boot: the user-space layout
+            (`bench_layout=1`) and where the boot's own allocations land do not, and
+            the built-in kernel's allocations (its colour state) move the latter.
+            So a difference in misses or cycles may be that memory layout rather
+            than the colouring's code, which this run cannot tell apart;
+            instructions are the figure that does not depend on placement, or
+            hardly.""",
                 len(self.seeds), ", ".join(map(str, self.seeds)))
         if len(self.seeds) < 2:
             self.md("Fewer than two layouts with both kernels: no interval yet.")

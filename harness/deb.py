@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 from .kernel import Kmake
+from .kernel import make_vars as kernel_make_vars
 from .kconfig import fragment_files
 from .series import Tree
 from .util import BUILD, Error, say
@@ -72,11 +73,16 @@ def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ,
         raise Error(tree.unsaved())
     obj = Path(obj)
     obj.mkdir(parents=True, exist_ok=True)
+    frags = FRAGMENTS + list(extra)
     if hot_text_profile and not Path(hot_text_profile).is_file():
         raise Error("HOT_TEXT_PROFILE=%s: no such file" % hot_text_profile)
-    kmake = Kmake(tree.path, obj, make_vars=["HOT_TEXT_PROFILE=%s" % Path(
-        hot_text_profile).resolve()] if hot_text_profile else [])
-    frags = FRAGMENTS + list(extra)
+    # The fragments' make variables (the profile a falign-ordered fragment
+    # names), then HOT_TEXT_PROFILE= from the command line over them.
+    make_vars = [v for v in kernel_make_vars(fragment_files(frags))
+                 if not (hot_text_profile and v.startswith("HOT_TEXT_PROFILE="))]
+    if hot_text_profile:
+        make_vars.append("HOT_TEXT_PROFILE=%s" % Path(hot_text_profile).resolve())
+    kmake = Kmake(tree.path, obj, make_vars=make_vars)
     if not re.fullmatch(r"-[\w.+-]+", localversion):
         raise Error("LOCALVERSION=%s: a dash, then letters, digits, '.', '+' or '-'"
                     % localversion)

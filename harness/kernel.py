@@ -213,7 +213,10 @@ class Kmake:
         """llvm: build with LLVM=llvm (e.g. "-16", clang-16) instead of GCC;
         make_vars: NAME=VALUE arguments of every make (make_vars())."""
         self.tree, self.obj = Path(tree), Path(obj)
-        self.make_vars = list(make_vars)
+        # Every FILE_VARS variable given, empty where the image names none:
+        # one in the user's environment or MAKEFLAGS is no input of the key.
+        given = {v.split("=", 1)[0] for v in make_vars}
+        self.make_vars = list(make_vars) + ["%s=" % v for v in FILE_VARS if v not in given]
         self.env = dict(os.environ, CCACHE_DIR=str(CACHE / "ccache"), CCACHE_BASEDIR=str(BUILD),
                         **REPRODUCIBLE)
         self.compiler = ["LLVM=" + llvm] if llvm else ["CC=ccache gcc", "HOSTCC=ccache gcc"]

@@ -3,7 +3,9 @@
 # workload line of /hw/workloads under perf stat, the counts on the console.
 # The kernel command line holds kcolour.events=E1,E2,... (perf's names) and
 # kcolour.sysctl=0|1 (kernel.kstack_colour, set before the first workload;
-# absent: left as booted).  Each workload prints
+# absent: left as booted).  perf stat -a: every CPU, the web server's own
+# work too, as the simulator counts the whole guest inside a window.  Each
+# workload prints
 #   HWCHECK uname RELEASE            once, first
 #   HWCHECK begin LINE               then the workload's own key=value line,
 #   HWPERF VALUE,UNIT,EVENT,...      perf stat -x, lines, and
@@ -33,7 +35,7 @@ while read -r line; do
 	# enables perf's counters as the window opens and disables them as it
 	# closes (bench/workloads/kcolour-marker.h).
 	KCOLOUR_PERF_CTL=/tmp/perf.ctl KCOLOUR_PERF_ACK=/tmp/perf.ack \
-		perf stat -x, -D -1 --control fifo:/tmp/perf.ctl,/tmp/perf.ack \
+		perf stat -a -x, -D -1 --control fifo:/tmp/perf.ctl,/tmp/perf.ack \
 		-e "$events" -o /tmp/perf.csv -- sh -c ". /bin/phases.sh; $line" \
 		>/tmp/workload.out 2>&1 || { cat /tmp/workload.out; exit 1; }
 	cat /tmp/workload.out

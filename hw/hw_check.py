@@ -69,6 +69,7 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -265,13 +266,16 @@ def fmt_geom(caches):
 
 
 def verdict(hw, predicted, counters):
-    """The row's verdict from the hardware's Paired and the simulator's."""
+    """The row's verdict from the hardware's Paired and the simulator's: a
+    sign is compared only where both intervals exclude 0."""
     if not counters:
         return NO_COUNTERS
     if hw is None or hw.n < 2:
         return INCONCLUSIVE + ": not counted here"
     if predicted is None:
         return INCONCLUSIVE + ": no prediction"
+    if not predicted.real:
+        return INCONCLUSIVE + ": no predicted change"
     if not hw.real:
         return INCONCLUSIVE
     return CONFIRMED if (hw.pct < 0) == (predicted.pct < 0) else REFUTED
@@ -660,8 +664,9 @@ def fleet(hosts, extra):
     back.mkdir(parents=True)
     remote = "build/hw-check/fleet-run"
     cmd = ("cd %s && make hw-kernels >&2 && make hw-check %s WORK=%s >&2 && "
-           "cp %s/hw-check-*.tar.gz %s/hw-check.tar.gz" % (ROOT, " ".join(extra), remote,
-                                                           remote, remote))
+           "cp %s/hw-check-*.tar.gz %s/hw-check.tar.gz" % (
+               shlex.quote(str(ROOT)), " ".join(map(shlex.quote, extra)), remote, remote,
+               remote))
     res = subprocess.run(["parallel", "--sshloginfile", hosts, "--nonall", "--tag", cmd],
                          capture_output=True, text=True)
     if res.returncode:
@@ -763,7 +768,7 @@ def lava_import(opts):
     except (OSError, ValueError) as e:
         raise HwError("%s: not a make hw-check-lava dir (%s)" % (out, e), EXIT_USAGE)
     kernels = facts.table("hw-kernel")
-    rows, unames = [], {}
+    rows, unames, got = [], {}, set()
     for log in sorted(opts.logs):
         m = re.fullmatch(r"(\d+)-([\w-]+)\.r(\d+)\.log", Path(log).name)
         if not m or m.group(2) not in kernels:
@@ -771,12 +776,19 @@ def lava_import(opts):
                           % log, EXIT_USAGE)
         i, k, r = int(m.group(1)), m.group(2), int(m.group(3))
         uname, workloads = parse_console(Path(log).read_text(errors="replace"), metrics)
+        if not uname.endswith(localversion(kernels[k][0])):
+            raise HwError("%s: the kernel that booted, %s, is not %s's (%s)" % (
+                log, uname, k, localversion(kernels[k][0])))
         unames[k] = uname
+        got.add((k, r))
         for w in workloads:
             for metric in metrics:
                 rows.append([1, r, i, k, w.label, w.events, metric, metrics[metric],
                              "-" if w.counts[metric] is None else w.counts[metric]])
     plan = Plan(False, int(meta["rounds"]), int(meta["seed"]), [1], meta["kernels"].split())
+    missing = sorted("%s.r%d" % (k, r) for _, r, k in plan.order if (k, r) not in got)
+    if missing:
+        raise HwError("no log of %d planned boots: %s" % (len(missing), " ".join(missing[:8])))
     work = out / "report"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
@@ -830,7 +842,8 @@ def main(argv=None):
     c.add_argument("--smp", help='"1 2" (default): -smp 1 rounds, then -smp 2')
     c.add_argument("--kernels", help="some of facts.tsv's hw-kernel rows (default all)")
     c.add_argument("--cmd", help="your own program, one more workload (PROG ARGS)")
-    c.add_argument("--pin-cpu", type=int, default=None, help="the host CPU QEMU runs on")
+    c.add_argument("--pin-cpu", default=None, metavar="LIST",
+                   help="the host CPUs QEMU runs on, taskset's list (as many as -smp)")
     c.add_argument("--generic", action="store_true", help="perf's generic events")
     c.add_argument("--work", help="the work dir (default build/hw-check/run)")
     r = sub.add_parser("report", help="the report of a work dir again")

@@ -132,6 +132,8 @@ t(hc.verdict(down, down, True) == hc.CONFIRMED, "same sign, interval excludes 0:
 t(hc.verdict(up, down, True) == hc.REFUTED, "opposite sign, interval excludes 0: refuted")
 t(hc.verdict(flat, down, True) == hc.INCONCLUSIVE, "interval holds 0: inconclusive")
 t(hc.verdict(down, None, True) == "inconclusive: no prediction", "no prediction: inconclusive")
+t(hc.verdict(down, flat, True) == "inconclusive: no predicted change",
+  "a prediction whose interval holds 0: no sign to compare, inconclusive")
 t(hc.verdict(down, down, False) == hc.NO_COUNTERS, "no hardware counters: inconclusive")
 t(hc.verdict(None, down, True) == "inconclusive: not counted here", "not counted: inconclusive")
 
@@ -254,6 +256,8 @@ with tempfile.TemporaryDirectory() as tmp:
         f = (0.92 if k == "64b" else 1.0) * (1 + 0.001 * (r % 3))
         console = INTEL_CONSOLE.replace("HWPERF 1010000,,icache_64b", "HWPERF %d,,icache_64b"
                                         % (10000 + 1000000 * f))
+        if k == "16b":
+            console = console.replace("-kcolour-falign-64b", "-kcolour-falign-default")
         (logs / (name + ".log")).write_text(console)
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
@@ -265,6 +269,21 @@ with tempfile.TemporaryDirectory() as tmp:
       and row[6] is not None,
       "lava-import: the logs' report, 64 B against 16 B confirmed beside the decision's "
       "prediction on the dump's caches (%s; %s)" % (row[5].interval(), row[7]))
+    err = io.StringIO()
+    wrong = logs / ("%s.log" % names[0])
+    kept = wrong.read_text()
+    wrong.write_text(kept.replace("-kcolour-falign-", "-kcolour-other-"))
+    with contextlib.redirect_stderr(err):
+        status = hc.main(["lava-import", str(out)] + [str(p) for p in sorted(logs.iterdir())])
+    t(status == hc.EXIT_FAIL and "is not" in err.getvalue(),
+      "lava-import refuses a log whose kernel is not the job's: %s" % err.getvalue().strip())
+    wrong.unlink()
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = hc.main(["lava-import", str(out)] + [str(p) for p in sorted(logs.iterdir())])
+    t(status == hc.EXIT_FAIL and "no log of 1 planned boots" in err.getvalue(),
+      "lava-import refuses a run with a planned boot missing: %s" % err.getvalue().strip())
+    wrong.write_text(kept)
     bad = logs / "garbage.log"
     bad.write_text("x")
     err = io.StringIO()
