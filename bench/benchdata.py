@@ -73,11 +73,14 @@ def guest_programs():
 
 
 def probe(dump, *args):
-    """kcolour-probe's output on a CPUID dump; RuntimeError with its message."""
-    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe"), "--cpuid-file", str(dump),
-                          "--no-sysfs"] + list(args), capture_output=True, text=True)
+    """kcolour-probe's output on a CPUID dump (None: this machine's CPU);
+    util.Error with its message."""
+    where = ["--cpuid-file", str(dump)] if dump is not None else []
+    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe")] + where + ["--no-sysfs"] +
+                         list(args), capture_output=True, text=True)
     if out.returncode:
-        raise util.Error("kcolour-probe --cpuid-file %s: %s" % (dump, out.stderr.strip()))
+        raise util.Error("kcolour-probe %s: %s" % (" ".join(where) or "on this CPU",
+                                                    out.stderr.strip()))
     return out.stdout
 
 
@@ -89,8 +92,8 @@ def probe_cmdline(dump, cpu=0):
 
 def probe_caches(dump, cpu=0):
     """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump
-    (its logical-CPU block cpu), as kcolour-probe decodes it (the simulator
-    models that CPU's caches)."""
+    (its logical-CPU block cpu; None: this machine's CPU cpu), as
+    kcolour-probe decodes it (the simulator models that CPU's caches)."""
     names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
     caches = json.loads(probe(dump, "--cpu", str(cpu), "--json"))["caches"]
     return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])

@@ -39,7 +39,8 @@ from pathlib import Path
 
 import paired
 from bench import cycles, latency
-from benchdata import ROOT, Doc, Run, bench_caches, fmt, net, parser, plugin_geometry, run_args
+from benchdata import (ROOT, UNITS, Doc, Run, bench_caches, fmt, net, parser, plugin_geometry,
+                       run_args)
 from harness import tap
 
 WSET = "off-cost"
@@ -180,8 +181,8 @@ class Report(Doc):
         return self.write(out)
 
     def per(self, workload):
-        return {"ring": "switch", "forkloop": "fork", "hackbench": "message",
-                "web": "request"}.get(workload.split()[0], "run")
+        """A workload's event (benchdata.UNITS), by its label's first word."""
+        return UNITS.get(workload.split()[0], UNITS["cmd"])[0]
 
     def write(self, out):
         self.write_md(Path(out) / "off-cost.md")

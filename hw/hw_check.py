@@ -82,8 +82,8 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench"), str(HERE.parent / 
 import paired  # noqa: E402
 import perfab  # noqa: E402
 from benchdata import (WORKLOAD_RE, Phase, bench_caches, cmd_workload,  # noqa: E402
-                       guest_programs, parse_kv)
-from harness import facts, kernel, qemu, tap, util  # noqa: E402
+                       guest_programs, parse_kv, probe_caches)
+from harness import facts, kconfig, kernel, qemu, tap, util  # noqa: E402
 
 ROOT = facts.ROOT
 WORK = ROOT / "build/hw-check"
@@ -374,19 +374,26 @@ def preflight(accel):
                       EXIT_PERMISSION)
 
 
-def host_caches(accel, model):
-    """{"L1D": (size, ways, line), ...} of the CPU the guest runs on: this
-    machine's under KVM (kcolour-probe), the emulated model's under TCG (the
-    bench CPU's dump, which is what QEMU's Skylake-Client reports)."""
-    if accel != "kvm":
-        return bench_caches()
-    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe"), "--no-sysfs", "--json"],
-                         capture_output=True, text=True)
-    if out.returncode:
-        raise HwError("kcolour-probe on this CPU: %s" % out.stderr.strip(), EXIT_UNKNOWN_CPU)
-    names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
-    return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])
-            for c in json.loads(out.stdout)["caches"] if (c["level"], c["type"]) in names}
+def caches_of(dump=None):
+    """The caches kcolour-probe decodes from a `cpuid -r` dump, or from this
+    machine's CPU (None); HwError (6) where it cannot."""
+    try:
+        return probe_caches(dump)
+    except util.Error as e:
+        raise HwError(str(e), EXIT_UNKNOWN_CPU)
+
+
+def host_caches(accel):
+    """The caches of the CPU the guest runs on: this machine's under KVM, the
+    emulated model's under TCG (the bench CPU's dump, which is what QEMU's
+    Skylake-Client reports)."""
+    return caches_of() if accel == "kvm" else bench_caches()
+
+
+def count_rows(smp, rnd, boot, kernel_key, workloads, metrics):
+    """counts.tsv's rows of one boot: a row a workload and metric."""
+    return [[smp, rnd, boot, kernel_key, w.label, w.events, m, metrics[m],
+             "-" if w.counts[m] is None else w.counts[m]] for w in workloads for m in metrics]
 
 
 def check(opts):
@@ -438,17 +445,14 @@ def check(opts):
             raise HwError("boot %s failed (status %d, log %s.log)" % (b.name, res.status, b.file))
         uname, workloads = parse_console(res.console, metrics)
         unames[k] = uname
-        for w in workloads:
-            for m in metrics:
-                rows.append([smp, r, i, k, w.label, w.events, m, metrics[m],
-                             "-" if w.counts[m] is None else w.counts[m]])
+        rows += count_rows(smp, r, i, k, workloads, metrics)
     meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "accel": accel,
             "cpu": model, "vendor": vendor, "family": "%#x" % family, "seed": plan.seed,
             "rounds": rounds, "smp": " ".join(map(str, smps)), "workloads": plan.wset,
             "counters": int(counters), "quick": int(quick),
             "qemu": util.tool_version(["qemu-system-x86_64", "--version"]),
             "perf": util.tool_version(["perf", "--version"]),
-            "caches": json.dumps(host_caches(accel, cpu))}
+            "caches": json.dumps(host_caches(accel))}
     write_work(work, meta, rows, unames, plan)
     report = Report(work)
     report.write()
@@ -459,7 +463,6 @@ def check(opts):
 
 def cached_image(image):
     """A hw-kernel image make hw-kernels built: HwError (5) if it did not."""
-    from harness import kconfig
     key = kernel.image_key(False, kconfig.fragment_files(hw_fragments(image)))
     cached = kernel.CACHE / "images" / key
     if not (cached / "bzImage").exists():
@@ -781,10 +784,7 @@ def lava_import(opts):
                 log, uname, k, localversion(kernels[k][0])))
         unames[k] = uname
         got.add((k, r))
-        for w in workloads:
-            for metric in metrics:
-                rows.append([1, r, i, k, w.label, w.events, metric, metrics[metric],
-                             "-" if w.counts[metric] is None else w.counts[metric]])
+        rows += count_rows(1, r, i, k, workloads, metrics)
     plan = Plan(False, int(meta["rounds"]), int(meta["seed"]), [1], meta["kernels"].split())
     missing = sorted("%s.r%d" % (k, r) for _, r, k in plan.order if (k, r) not in got)
     if missing:
@@ -800,7 +800,7 @@ def lava_import(opts):
                       "rounds": meta["rounds"], "smp": "1", "workloads": plan.wset,
                       "counters": 1, "quick": 0, "qemu": "none (bare metal, LAVA)",
                       "perf": "the initramfs's", "caches": json.dumps(
-                          probe_dump(opts.cpuid) if opts.cpuid else {})}, rows, unames, plan)
+                          caches_of(opts.cpuid) if opts.cpuid else {})}, rows, unames, plan)
     if opts.cpuid:
         shutil.copy(opts.cpuid, work / "cpuid-r.txt")
     report = Report(work)
@@ -808,15 +808,6 @@ def lava_import(opts):
     say("report: %s; the file to send back: %s" % (rel(work / "report.md"),
                                                     rel(send_back(work, report))))
     return report.tap()
-
-
-def probe_dump(dump):
-    """The caches of a `cpuid -r` dump of the lab's machine (kcolour-probe)."""
-    from benchdata import probe_caches
-    try:
-        return probe_caches(dump)
-    except util.Error as e:
-        raise HwError(str(e), EXIT_UNKNOWN_CPU)
 
 
 def kernels(opts):
