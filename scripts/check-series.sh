@@ -14,27 +14,7 @@ SHARED_FILES=(
 	"arch/x86/include/asm/kcolour_geom.h tools-probe/include/asm/kcolour_geom.h"
 	"arch/x86/kernel/cpu/kcolour_geom.c tools-probe/lib/kcolour_geom.c"
 )
-# Kconfig symbol and the kcolour_geom.h macro its default must equal.
-KCONFIG_DEFAULTS=(
-	"KSTACK_COLOUR_STEP KCOLOUR_DEFAULT_STEP"
-	"KSTACK_COLOUR_MAX_OFFSET KCOLOUR_DEFAULT_MAX_OFFSET"
-)
 . harness/tap.sh
-
-# kconfig_attr KCONFIG SYMBOL default|range: the first `default` value of
-# `config SYMBOL`, or the upper bound of its `range`; nothing if it has none.
-# Help text is skipped: it may well start a line with "default".
-kconfig_attr() {
-	awk -v sym="$2" -v attr="$3" '
-		$1 ~ /^(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|comment|source|mainmenu)$/ {
-			in_sym = $1 == "config" && $2 == sym
-			in_help = 0
-			next
-		}
-		!in_sym || in_help { next }
-		$1 == "help" || $1 == "---help---" { in_help = 1; next }
-		$1 == attr { print attr == "range" ? $3 : $2; exit }' "$1" 2>/dev/null
-}
 
 # header_define HEADER NAME: the value of `#define NAME VALUE`.
 header_define() {
@@ -198,32 +178,24 @@ for pair in "${SHARED_FILES[@]}"; do
 	fi
 done
 
-# 4. The Kconfig defaults are the derivation's: what a kernel boots with unless
-#    told otherwise is what kcolour-probe assumes.
-kconfig=$scratch/linux/arch/x86/Kconfig
+# 4. The defaults kernel-parameters.txt gives for kstack_colour= are the
+#    derivation's (no Kconfig option overrides them): what a kernel boots
+#    with unless told otherwise is what kcolour-probe assumes.
+params=$scratch/linux/Documentation/admin-guide/kernel-parameters.txt
 geom_h=$scratch/linux/arch/x86/include/asm/kcolour_geom.h
-for pair in "${KCONFIG_DEFAULTS[@]}"; do
-	set -- $pair
-	k=$(kconfig_attr "$kconfig" "$1" default)
-	h=$(header_define "$geom_h" "$2")
-	tap "$([ -n "$k" ] && [ "$k" = "$h" ]; echo $?)" \
-		"Kconfig $1 default ${k:-(none)} is kcolour_geom.h $2 ${h:-(none)}"
+# The kstack_colour= entry, flattened to one line.
+entry=$(awk '/^\tkstack_colour=/ { p = 1 } p && /^\t[a-z]/ && !/^\tkstack_colour=/ { exit }
+	p { printf "%s ", $0 }' "$params" 2>/dev/null | tr -s ' \t' ' ')
+for check in "step=BYTES.*?Default \K[0-9]+|KCOLOUR_DEFAULT_STEP" \
+	"max_offset=BYTES.*?Default \K[0-9]+|KCOLOUR_DEFAULT_MAX_OFFSET" \
+	"max_offset=BYTES \(0\.\.\K[0-9]+|KCOLOUR_MAX_OFFSET_LIMIT" \
+	"policy=[a-z|]+:.*?Default \K[a-z]+|KCOLOUR_DEFAULT_POLICY"; do
+	doc=$(printf '%s' "$entry" | grep -oP "${check%|*}" | head -1)
+	h=$(header_define "$geom_h" "${check##*|}")
+	# A policy's macro is KCOLOUR_POLICY_RR where the text says rr.
+	tap "$([ -n "$doc" ] && [ "$(printf %s "$doc" | tr a-z A-Z)" = "${h#KCOLOUR_POLICY_}" ]; echo $?)" \
+		"kernel-parameters.txt's kstack_colour= ${check%%=*} ${doc:-(none)} is kcolour_geom.h ${check##*|} ${h:-(none)}"
 done
-# The default policy is a choice: KSTACK_COLOUR_POLICY_<P> is KCOLOUR_POLICY_<P>.
-k=$(awk '$1 == "prompt" && /Default colouring policy/ { c = 1; next }
-	c && $1 == "default" { print $2; exit }' "$kconfig" 2>/dev/null)
-h=$(header_define "$geom_h" KCOLOUR_DEFAULT_POLICY)
-tap "$([ -n "$k" ] && [ "${k#KSTACK_COLOUR_POLICY_}" = "${h#KCOLOUR_POLICY_}" ]; echo $?)" \
-	"Kconfig's default colouring policy ${k:-(none)} is kcolour_geom.h KCOLOUR_DEFAULT_POLICY ${h:-(none)}"
-k=$(kconfig_attr "$kconfig" KSTACK_COLOUR_MAX_OFFSET range)
-h=$(header_define "$geom_h" KCOLOUR_MAX_OFFSET_LIMIT)
-if [ -z "$k" ] && [ -f "$kconfig" ] && grep -Eq '^\s*config\s+KSTACK_COLOUR_MAX_OFFSET\s*$' "$kconfig"; then
-	tap_skip "Kconfig KSTACK_COLOUR_MAX_OFFSET range upper bound is kcolour_geom.h KCOLOUR_MAX_OFFSET_LIMIT" \
-		"the symbol has no range"
-else
-	tap "$([ -n "$k" ] && [ "$k" = "$h" ]; echo $?)" \
-		"Kconfig KSTACK_COLOUR_MAX_OFFSET range upper bound ${k:-(none)} is kcolour_geom.h KCOLOUR_MAX_OFFSET_LIMIT ${h:-(none)}"
-fi
 rm -rf "$scratch"
 
 tap_end

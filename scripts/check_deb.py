@@ -47,14 +47,13 @@ def one_answer(t):
     t(OFF_AT_BOOT in frags and not any(re.match(r"CONFIG_\w*DEFAULT_ON=y", l) for l in frags),
       "make deb's fragments (%s): colouring built in, off at boot" % " ".join(deb.FRAGMENTS))
     probe, dump = TOP / "tools-probe/kcolour-probe", facts.path("bench-dump")
-    for mode in ("--kconfig", "--kconfig=frozen"):
-        r = subprocess.run([str(probe), mode, "--cpuid-file", str(dump)],
-                           capture_output=True, text=True)
-        lines = r.stdout.splitlines()
-        t(r.returncode == 0 and OFF_AT_BOOT in lines and
-          not any(l.startswith("CONFIG_KSTACK_COLOUR_DEFAULT_ON") for l in lines),
-          "kcolour-probe %s on the bench CPU: off at boot, as make deb's fragment" % mode,
-          diag=r.stdout.splitlines() + r.stderr.splitlines())
+    r = subprocess.run([str(probe), "--kconfig", "--cpuid-file", str(dump)],
+                       capture_output=True, text=True)
+    lines = r.stdout.splitlines()
+    t(r.returncode == 0 and OFF_AT_BOOT in lines and
+      not any(l.startswith("CONFIG_KSTACK_COLOUR_DEFAULT_ON") for l in lines),
+      "kcolour-probe --kconfig on the bench CPU: off at boot, as make deb's fragment",
+      diag=r.stdout.splitlines() + r.stderr.splitlines())
     man = (TOP / "tools-probe/kcolour-probe.1").read_text()
     t("built in but off at boot" in man and "on at boot" not in man.replace("off at boot", ""),
       "kcolour-probe(1): --kconfig's fragment is off at boot")

@@ -43,7 +43,6 @@ struct options {
 	unsigned int cpu;
 	int cpu_given;		/* --cpu: read that CPU or nothing */
 	int all_cpus;
-	int frozen;		/* --kconfig=frozen */
 	enum output output;
 	int strict;
 	struct kcolour_params req;	/* the user's requests, 0 = auto */
@@ -144,7 +143,6 @@ static void print_usage(FILE *out)
 		"  --json             machine-readable output\n"
 		"  --kconfig          print a distribution's Kconfig fragment: colouring built in,\n"
 		"                     off at boot, derived at boot\n"
-		"  --kconfig=frozen   the same with this CPU's shift and colour count fixed\n"
 		"  --cmdline          print the kstack_colour= boot parameter for it\n"
 		"  --max-offset BYTES stack budget (default %u, at most %u)\n"
 		"  --step BYTES       colour step, a multiple of %u (default %u: the hot\n"
@@ -254,10 +252,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->output = OUT_JSON;
 			break;
 		case O_KCONFIG:
-			if (optarg && strcmp(optarg, "frozen") && strcmp(optarg, "auto"))
-				die("--kconfig: '%s' is not auto or frozen", optarg);
-			o->frozen = optarg && !strcmp(optarg, "frozen");
-			one_output(&mode, o->frozen ? "--kconfig=frozen" : "--kconfig");
+			if (optarg && !strcmp(optarg, "frozen"))
+				die("--kconfig=frozen: the kernel has no Kconfig overrides to fix "
+				    "since series v6; --cmdline prints this CPU's parameters as "
+				    "kstack_colour=");
+			if (optarg)
+				die("--kconfig takes no value (got '%s')", optarg);
+			one_output(&mode, "--kconfig");
 			o->output = OUT_KCONFIG;
 			break;
 		case O_CMDLINE:
@@ -293,9 +294,6 @@ static void parse_options(int argc, char **argv, struct options *o)
 		default: bad_option(longopts, argv[optind - 1], c);
 		}
 	}
-	if (optind < argc && (!strcmp(argv[optind], "frozen") || !strcmp(argv[optind], "auto")))
-		die("unexpected argument '%s' (--kconfig takes it as --kconfig=%s)",
-		    argv[optind], argv[optind]);
 	if (optind < argc)
 		die("unexpected argument '%s' (see --help)", argv[optind]);
 	if (o->all_cpus && (o->output == OUT_KCONFIG || o->output == OUT_CMDLINE))
@@ -900,53 +898,25 @@ static void print_all(const struct options *o, const struct cpu_group *g, unsign
 }
 
 /*
- * The Kconfig fragment.  By default the one a distribution wants: colouring
- * built in but off at boot (no measured gain: README.md), so that
- * kstack_colour=on or the sysctl turns it on for an A/B without a rebuild,
- * and every parameter derived at boot from the boot CPU's caches (shift and
- * colours 0), the step, budget, policy and level as asked.  --kconfig=frozen
- * fixes this CPU's shift, colour count and level instead, off at boot too.
+ * The Kconfig fragment a distribution wants: colouring built in but off at
+ * boot (no measured gain: README.md), so that kstack_colour=on or the
+ * sysctl turns it on for an A/B without a rebuild.  Kconfig has no
+ * parameters to fix: the kernel derives them at boot, and kstack_colour=
+ * (--cmdline) sets them.  A comment says what this CPU would get.
  */
-static void print_kconfig(const struct options *o, const struct probe *p)
+static void print_kconfig(const struct probe *p)
 {
-	static const char * const level_sym[] = { "AUTO", "L1D", "L2" };
-	const struct kcolour_params *r = o->frozen ? &p->rec : &p->req;
-	bool off = o->frozen && is_off(&p->rec);
-	char policy[16], why[256], line[160];
-	int i;
+	char why[256], line[160];
 
-	for (i = 0; kcolour_policy_name(r->policy)[i] && i < 15; i++)
-		policy[i] = kcolour_policy_name(r->policy)[i] - 'a' + 'A';
-	policy[i] = '\0';
-	if (off)
-		printf("# kcolour-probe %s: this CPU%s%s%s gets one colour with these parameters,\n"
-		       "# so the shift and colour count are not frozen: they stay derived at boot\n",
-		       PROBE_VERSION, p->brand[0] ? " (" : "", p->brand, p->brand[0] ? ")" : "");
-	else if (o->frozen)
-		printf("# kcolour-probe %s: this CPU's colouring, frozen%s%s%s\n"
-		       "# (the kernel uses it on any CPU; kstack_colour=auto derives again)\n",
-		       PROBE_VERSION, p->brand[0] ? " (" : "", p->brand, p->brand[0] ? ")" : "");
-	else
-		printf("# kcolour-probe %s: kernel stack colouring built in, every parameter\n"
-		       "# derived at boot from the boot CPU's caches (kstack_colour= overrides them)\n",
-		       PROBE_VERSION);
-	if (off)
-		printf("# off at boot: 1 colour on this CPU: %s\n", off_reason(p, why, sizeof(why)));
-	printf("CONFIG_KSTACK_COLOUR=y\n");
-	if (!off)
-		printf("# off at boot (no measured gain): kstack_colour=on or the sysctl\n"
-		       "# kernel.kstack_colour=1 turns it on, for an A/B on this machine\n");
-	printf("# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set\n");
-	printf("CONFIG_KSTACK_COLOUR_SHIFT=%u\nCONFIG_KSTACK_COLOURS=%u\n"
-	       "CONFIG_KSTACK_COLOUR_STEP=%u\nCONFIG_KSTACK_COLOUR_MAX_OFFSET=%u\n"
-	       "CONFIG_KSTACK_COLOUR_POLICY_%s=y\nCONFIG_KSTACK_COLOUR_LEVEL_%s=y\n",
-	       o->frozen && !off ? r->shift : 0, o->frozen && !off ? r->colours : 0,
-	       r->step, r->max_offset, policy,
-	       level_sym[off ? p->req.level : r->level < 3 ? r->level : 0]);
-	if (!o->frozen)
-		printf("# this CPU%s%s%s would get %s%s%s\n", p->brand[0] ? " (" : "", p->brand,
-		       p->brand[0] ? ")" : "", cmdline(&p->rec, line, sizeof(line)),
-		       is_off(&p->rec) ? ": " : "", off_reason(p, why, sizeof(why)));
+	printf("# kcolour-probe %s: kernel stack colouring built in, every parameter\n"
+	       "# derived at boot from the boot CPU's caches (kstack_colour= overrides them)\n"
+	       "CONFIG_KSTACK_COLOUR=y\n"
+	       "# off at boot (no measured gain): kstack_colour=on or the sysctl\n"
+	       "# kernel.kstack_colour=1 turns it on, for an A/B on this machine\n"
+	       "# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set\n", PROBE_VERSION);
+	printf("# this CPU%s%s%s would get %s%s%s\n", p->brand[0] ? " (" : "", p->brand,
+	       p->brand[0] ? ")" : "", cmdline(&p->rec, line, sizeof(line)),
+	       is_off(&p->rec) ? ": " : "", off_reason(p, why, sizeof(why)));
 }
 
 static void json_string(const char *s)
@@ -1138,7 +1108,7 @@ int main(int argc, char **argv)
 	run_probe(&o, &p);
 	switch (o.output) {
 	case OUT_JSON: print_json(&p, groups, nr); break;
-	case OUT_KCONFIG: print_kconfig(&o, &p); break;
+	case OUT_KCONFIG: print_kconfig(&p); break;
 	case OUT_CMDLINE: printf("%s\n", cmdline(&p.rec, line, sizeof(line))); break;
 	default:
 		print_table(&o, &p);

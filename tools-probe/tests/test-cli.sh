@@ -194,33 +194,19 @@ tap $? "--cmdline matches --json ($rec)"
 tap "$([ "$(json "$TMP/sky.json" "j['recommendation']['cmdline']")" = "$("$PROBE" --cmdline --cpuid-file "$sky" 2>/dev/null)" ]; echo $?)" \
 	"--json's recommendation.cmdline is --cmdline's line"
 # --kconfig: what a distribution wants, colouring decided at boot on the
-# machine it boots; --kconfig=frozen: this CPU's shift and colour count.
+# machine it boots; no parameter is fixed in Kconfig (series v6 has none).
 "$PROBE" --kconfig --cpuid-file "$sky" >"$TMP/sky-auto.config" 2>/dev/null
 grep -qx 'CONFIG_KSTACK_COLOUR=y' "$TMP/sky-auto.config" && grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/sky-auto.config" &&
 	! grep -q '^CONFIG_KSTACK_COLOUR_DEFAULT_ON' "$TMP/sky-auto.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_SHIFT=0' "$TMP/sky-auto.config" && grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/sky-auto.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_AUTO=y' "$TMP/sky-auto.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_STEP=1024' "$TMP/sky-auto.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048' "$TMP/sky-auto.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_RR=y' "$TMP/sky-auto.config"
-tap $? "--kconfig: built in, off at boot, shift and colours 0 (derived at boot), level auto, the default step, budget and policy"
-"$PROBE" --kconfig=auto --cpuid-file "$sky" 2>/dev/null | cmp -s - "$TMP/sky-auto.config"
-tap $? "--kconfig=auto is --kconfig"
-"$PROBE" --kconfig=frozen --cpuid-file "$sky" >"$TMP/sky.config" 2>/dev/null
-grep -q '^CONFIG_KSTACK_COLOURS=3$' "$TMP/sky.config" && grep -q '^CONFIG_KSTACK_COLOUR_SHIFT=12$' "$TMP/sky.config" &&
-	grep -q '^CONFIG_KSTACK_COLOUR_STEP=1024$' "$TMP/sky.config" &&
-	grep -q '^CONFIG_KSTACK_COLOUR_MAX_OFFSET=2048$' "$TMP/sky.config" &&
-	grep -q '^CONFIG_KSTACK_COLOUR_POLICY_RR=y$' "$TMP/sky.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L1D=y' "$TMP/sky.config" &&
-	grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/sky.config"
-tap $? "--kconfig=frozen for Skylake: off at boot, the defaults, shift 12, 3 colours x 1024 B, max 2048 B, rr, L1D"
+	[ "$(grep -c '^CONFIG_' "$TMP/sky-auto.config")" = 1 ] &&
+	grep -qx "# this CPU (.*) would get kstack_colour=on,level=1,$rec" "$TMP/sky-auto.config"
+tap $? "--kconfig: built in, off at boot, no other symbol, and a comment with this CPU's kstack_colour="
 "$PROBE" --kconfig --cpuid-file "$sky" --policy balanced --step 128 --max-offset 1024 --level 2 >"$TMP/sky-asked.config" 2>/dev/null
-grep -qx 'CONFIG_KSTACK_COLOUR_POLICY_BALANCED=y' "$TMP/sky-asked.config" && grep -qx 'CONFIG_KSTACK_COLOUR_STEP=128' "$TMP/sky-asked.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOUR_MAX_OFFSET=1024' "$TMP/sky-asked.config" && grep -qx 'CONFIG_KSTACK_COLOUR_LEVEL_L2=y' "$TMP/sky-asked.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/sky-asked.config"
-tap $? "--kconfig keeps what is asked (policy balanced, step 128, max offset 1024, level 2), still derives the rest"
+grep -q '^# this CPU (.*) would get kstack_colour=on,level=2,shift=16,colours=.*,step=128,max_offset=1024,policy=balanced$' "$TMP/sky-asked.config" &&
+	[ "$(grep -v '^# this CPU' "$TMP/sky-asked.config")" = "$(grep -v '^# this CPU' "$TMP/sky-auto.config")" ]
+tap $? "--kconfig with parameters asked: the same fragment, the comment's kstack_colour= has them (policy balanced, step 128, max offset 1024, level 2)"
 # Every symbol either fragment sets is one the series' Kconfig defines.
-syms=$(cat "$TMP/sky-auto.config" "$TMP/sky.config" "$TMP/sky-asked.config" |
+syms=$(cat "$TMP/sky-auto.config" "$TMP/sky-asked.config" |
 	sed -n 's/^\(# \)\{0,1\}CONFIG_\([A-Z0-9_]*\)[= ].*/\2/p' | sort -u)
 if ls "$TOP"/kernel-patches/[0-9]*.patch >/dev/null 2>&1; then
 	missing=$(for sym in $syms; do
@@ -318,7 +304,7 @@ bad "--max-offset too large" --max-offset 99999
 bad "--step not a multiple of 64" --step 100
 bad_says "--step 0" "--step: '0' is not a number from 64 to 4096" --step 0
 bad_says "--step 5000" "--step: '5000' is not a number from 64 to 4096" --step 5000
-bad_says "--kconfig=frozen with --kconfig" "--kconfig=frozen and --kconfig are different outputs" --kconfig=frozen --kconfig
+bad_says "--kconfig=frozen (gone with the Kconfig overrides)" "--kconfig=frozen: the kernel has no Kconfig overrides to fix since series v6; --cmdline prints this CPU's parameters as kstack_colour=" --kconfig=frozen
 bad "--policy unknown" --policy banana
 bad_says "--level 3" "--level: '3' is not auto, 1 or 2" --level 3
 bad_says "--level 0 (auto is spelt auto)" "--level: '0' is not auto, 1 or 2" --level 0
@@ -334,8 +320,7 @@ bad_says "an unknown short option" "unknown option '-x'" -x
 bad_says "an ambiguous abbreviation" "ambiguous option '--s'" --s
 bad_says "an option without its argument" "option '--cpuid-file' needs an argument" --cpuid-file
 bad_says "an argument to an option that takes none" "option '--json' takes no argument" --json=yes
-bad_says "--kconfig=banana" "--kconfig: 'banana' is not auto or frozen" --kconfig=banana
-bad_says "--kconfig frozen (a separate word)" "(--kconfig takes it as --kconfig=frozen)" --kconfig frozen
+bad_says "--kconfig=banana" "--kconfig takes no value (got 'banana')" --kconfig=banana
 bad_says "--all-cpus with --cmdline" "--all-cpus goes with the table or --json" --all-cpus --cmdline
 bad_says "--all-cpus with --kconfig" "--all-cpus goes with the table or --json" --all-cpus --kconfig
 
@@ -412,18 +397,10 @@ tap "$([ $? -eq 0 ] && [ "$(cat "$TMP/adl.cmdline")" = kstack_colour=off ] &&
 tap "$(json "$TMP/adl.json" "(j['recommendation']['colours'], j['recommendation']['off'], j['recommendation']['cmdline'], sorted(set(j['policies'].values())), bool(j['recommendation']['off_reason']))" |
 	grep -qx "(1, True, 'kstack_colour=off', \[1\], True)"; echo $?)" \
 	"one colour: --json says off, with the reason, the off line, and 1 colour for every policy"
-"$PROBE" --cpuid-file "$adl" --kconfig=frozen >"$TMP/adl.config"
-tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl.config" && grep -qx 'CONFIG_KSTACK_COLOUR=y' "$TMP/adl.config" &&
-	grep -qx 'CONFIG_KSTACK_COLOURS=0' "$TMP/adl.config" && grep -qx 'CONFIG_KSTACK_COLOUR_SHIFT=0' "$TMP/adl.config" &&
-	grep -q '^# off at boot: 1 colour on this CPU: colouring stack tops measured no gain' "$TMP/adl.config"; echo $?)" \
-	"one colour: --kconfig=frozen is built in, off at boot, nothing frozen, and says why"
-tap "$(grep -q '^# kcolour-probe .*gets one colour with these parameters,$' "$TMP/adl.config" &&
-	! grep -q 'frozen (' "$TMP/adl.config"; echo $?)" \
-	"one colour: --kconfig=frozen's header says nothing is frozen, not that 0 and 0 are"
 "$PROBE" --cpuid-file "$adl" --kconfig >"$TMP/adl-auto.config"
 tap "$(grep -qx '# CONFIG_KSTACK_COLOUR_DEFAULT_ON is not set' "$TMP/adl-auto.config" &&
 	grep -q '^# this CPU (12th Gen Intel(R) Core(TM) i7-12700H) would get kstack_colour=off: colouring stack tops measured no gain' "$TMP/adl-auto.config"; echo $?)" \
-	"one colour: --kconfig (derived at boot) is the same fragment, and says this CPU would get kstack_colour=off"
+	"one colour: --kconfig is the same fragment, and says this CPU would get kstack_colour=off"
 # The other ways to one colour, each with its reason.
 "$PROBE" --cpuid-file "$sky" --max-offset 0 >"$TMP/one-budget.txt"
 "$PROBE" --cpuid-file "$sky" --step 4096 --max-offset 4096 >"$TMP/one-step.txt"

@@ -59,15 +59,13 @@ enum kcolour_policy {
 /*
  * The default step and budget, chosen by a cache simulation sweep: a step
  * of one hot stack top (its pt_regs and entry frames span about 1 KiB), so
- * that two colours do not share those lines, and three colours.  The
- * Kconfig defaults of KSTACK_COLOUR_STEP and _MAX_OFFSET are the same.
+ * that two colours do not share those lines, and three colours.
  */
 #define KCOLOUR_DEFAULT_STEP		1024
 #define KCOLOUR_DEFAULT_MAX_OFFSET	2048
 /*
  * rr takes no lock at fork, and balanced's more even spread lowered the
- * simulated cycles measurably on none of 17 CPUs.  The Kconfig choice
- * of the default policy defaults to the same.
+ * simulated cycles measurably on none of 17 CPUs.
  */
 #define KCOLOUR_DEFAULT_POLICY		KCOLOUR_POLICY_RR
 #define KCOLOUR_FALLBACK_SHIFT		12	/* a 4 KiB way: see kcolour_recommend() */
