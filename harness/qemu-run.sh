@@ -58,7 +58,9 @@ qemu_args() {
 # Fail (2) with the end of the log when the marker never came.
 check_log() {
 	local log=$1 status=$2 rc
-	if ! grep -q "^$MARKER rc=" "$log"; then
+	# The marker is a kernel log record when the guest's lines go through
+	# /dev/kmsg (harness/qemu.py's INIT): with PRINTK_TIME it has a stamp.
+	if ! grep -Eq "^(\[[ 0-9.]+\] )?$MARKER rc=" "$log"; then
 		echo "----- last lines of $log -----" >&2
 		tail -n 25 "$log" >&2
 		[ "$status" = 124 ] && error "no end marker: QEMU killed after ${TIMEOUT}s ($CPU)" 2
@@ -69,7 +71,7 @@ check_log() {
 		grep -E '^(\[[ 0-9.]+\] )?(BUG: |Oops: |Kernel panic - not syncing)' "$log" >&2
 		error "the kernel reported a BUG/Oops/panic ($CPU; log: $log)"
 	fi
-	rc=$(sed -n "s/^$MARKER rc=\([0-9]*\).*/\1/p" "$log" | tail -n 1)
+	rc=$(sed -En "s/^(\[[ 0-9.]+\] )?$MARKER rc=([0-9]*).*/\2/p" "$log" | tail -n 1)
 	[ "$rc" = 0 ] || error "/run.sh exited with rc=$rc ($CPU; log: $log)"
 }
 

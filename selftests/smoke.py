@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """make kernel-smoke (make check's kernel-off): facts.tsv's image "off" (colouring not
 built) booted under each of --cpus; prints `uname -r` and cpu0's caches from sysfs,
-and a TAP line a model: it boots and shows them.  Logs in build/smoke/.
+and a TAP line a model: it boots and shows them.  A second TAP line a model:
+a guest line that a kernel record interrupts half-way is still whole on the
+console (harness/qemu.py's INIT carries the guest's lines as kernel log
+records).  Logs in build/smoke/.
 
 usage: selftests/smoke.py [--cpus "Skylake-Client EPYC"]
 """
@@ -19,6 +22,10 @@ for d in /sys/devices/system/cpu/cpu0/cache/index*; do
 	[ -d "$d" ] && echo "smoke: ${d##*/}:" $(for f in level type size ways_of_associativity \
 		coherency_line_size number_of_sets; do echo "$f=$(cat "$d/$f" 2>/dev/null || echo '?')"; done)
 done
+# Half a line, a kernel record, the rest: the console must show the line whole.
+printf 'smoke: splice-A'
+echo '<4>kcolour-smoke: a kernel record between' >/dev/kmsg
+printf 'B\n'
 """
 
 
@@ -44,6 +51,11 @@ def main(argv=None):
         if not t(r.ok and caches, "-cpu %s: boots (qemu-run exit %d) and shows cpu0's caches in "
                  "sysfs (%d)" % (r.boot.model, r.status, caches)):
             failed.append(r.boot.model)
+        console = r.console.replace("\r", "").splitlines()
+        t("smoke: splice-AB" in console and "kcolour-smoke: a kernel record between" in console,
+          "-cpu %s: a guest line a kernel record interrupts is whole on the console, the "
+          "record on a line of its own" % r.boot.model,
+          diag=[x for x in console if "splice" in x or "kcolour-smoke" in x])
     print("kernel-smoke: failed under: %s (logs in %s/)" % (", ".join(failed), OUT) if failed
           else "kernel-smoke: passed (%s)" % ", ".join(cpus))
     return t.plan()

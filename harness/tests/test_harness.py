@@ -893,6 +893,46 @@ class PoolTest(unittest.TestCase):
 
 # ------------------------------------------------------------- console readers
 
+class GuestLinesTest(unittest.TestCase):
+    """INIT's lines(): each guest line one KERN_WARNING record of the kernel's
+    log, whole; a line the log refuses goes to the console as it is.  Run on
+    this host with /dev/kmsg replaced by a file (the host's log is not touched)."""
+
+    def lines(self, text, kmsg):
+        """stdout of lines() on text; its records are appended to kmsg (a
+        file: appending stands in for /dev/kmsg's one record a write)."""
+        fn = re.search(r"^lines\(\) \{\n.*?^\}\n", qemu.INIT, re.S | re.M).group(0)
+        self.assertIn(">/dev/kmsg", fn)
+        script = fn.replace(">/dev/kmsg", ">>" + kmsg).replace(
+            "/tmp/.kcolour-lines-done", kmsg + ".done") + "lines\n"
+        return subprocess.run(["busybox", "sh", "-c", script], input=text, text=True,
+                              capture_output=True, check=True).stdout
+
+    def test_records(self):
+        """one record a line, in order, blanks and backslashes kept; the end
+        marker noted; nothing on the console itself"""
+        with tempfile.TemporaryDirectory() as d:
+            kmsg = os.path.join(d, "kmsg")
+            out = self.lines("a b\n\n  c\\d\nKCOLOUR-INIT-DONE rc=0\n", kmsg)
+            self.assertEqual(out, "")
+            self.assertEqual(Path(kmsg).read_text(),
+                             "<4>a b\n<4>\n<4>  c\\d\n<4>KCOLOUR-INIT-DONE rc=0\n")
+            self.assertTrue(os.path.exists(kmsg + ".done"))
+
+    def test_refused(self):
+        """a line the log refuses (here: it cannot be opened) is printed as it is"""
+        with tempfile.TemporaryDirectory() as d:
+            kmsg = os.path.join(d, "no-such-dir", "kmsg")
+            self.assertEqual(self.lines("one\ntwo  words\n", kmsg), "one\ntwo  words\n")
+            self.assertFalse(os.path.exists(kmsg + ".done"))
+
+    def test_devkmsg_only_when_asked(self):
+        """the harness asks for the log's lines except on deterministic boots"""
+        self.assertIn("printk.devkmsg=on", qemu.Boot("a", "b", "c", "/tmp").args)
+        self.assertNotIn("printk.devkmsg=on",
+                         qemu.Boot("a", "b", "c", "/tmp", deterministic=True).args)
+
+
 class ConsoleTest(unittest.TestCase):
 
     def test_usercopy_marker(self):
