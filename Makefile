@@ -12,7 +12,7 @@ export FIXTURES BUILD KCOLOUR_CACHE
 
 # The scripts read their options from flags, not from the environment: a
 # target turns its make variables into them (the bench tools' shared ones
-# here, bench/benchdata.py options()).
+# here, bench/lib/runner.py options()).
 RUN_FLAGS = $(strip $(if $(RESUME),--resume) $(if $(REPORT_ONLY),--report-only) \
 	$(if $(WORK),--work "$(abspath $(WORK))") $(if $(JOBS),--jobs $(JOBS)) \
 	$(if $(POOL),--pool $(POOL)))

@@ -16,25 +16,20 @@ and (full runs) at least 90% of the conflict misses named on both sides.
 Flags (make's QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
-import bisect
 import collections
-import re
 import sys
 import textwrap
 
-from benchdata import (REGIONS, ROOT, Doc, Run, bench_caches, conflict_problems,
-                       fmt, parser, plot_png, plugin_geometry, read_conflicts, run_args,
-                       table_path)
+from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
+from bench.lib.runner import (Doc, REGIONS, ROOT, Run, bench_caches, fmt, parser, plot_png,
+                              plugin_geometry, read_conflicts, run_args, table_path)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 TARGET_NAMED = 0.90     # the issue's share of conflict misses named on both sides
-PAGE_SHIFT = 12
+
 # page_map's page kinds, as the report names them.
-KINDS = {"pgtable": "page table", "anon": "anonymous page", "file": "page cache",
-         "percpu": "per-CPU area", "reserved": "reserved at boot", "other": "untyped kernel page",
-         "free": "free page", "unmapped": "not in the map"}
 # Owners that name nothing: the page was freed before the map was read, or
 # the plugin lost the evictor (bench/cachesim/README.md, conflicts=).
 UNNAMED = {"free page", "not in the map", "evictor unknown"}
@@ -43,44 +38,7 @@ TOP_PAIRS, TOP_OBJECTS = 12, 8
 # (/proc/slabinfo in the guest, docs/design.md), naturally aligned (a buddy
 # block): two task_structs in one slab have one frame number >> 3.
 TASK_SLAB_PAGES_SHIFT = 3
-MAP_LINE = re.compile(r"page_map (\d+) (\d+) (\S+)\s*$")
 
-
-class PageMap:
-    """One reading of /sys/kernel/debug/page_map: runs of (first pfn, count,
-    owner), ascending."""
-
-    def __init__(self, runs):
-        self.runs = runs
-        self.starts = [r[0] for r in runs]
-
-    def problems(self):
-        return ["runs overlap or descend at pfn %d" % b[0]
-                for a, b in zip(self.runs, self.runs[1:]) if b[0] < a[0] + a[1]]
-
-    def owner(self, pfn):
-        i = bisect.bisect_right(self.starts, pfn) - 1
-        if i >= 0 and pfn < self.runs[i][0] + self.runs[i][1]:
-            return self.runs[i][2]
-        return "unmapped"
-
-
-def page_maps(console):
-    """The page maps a console printed, in order (each ends at "page_map end")."""
-    maps, runs = [], []
-    for line in console.splitlines():
-        if line.rstrip().endswith("page_map end"):
-            maps.append(PageMap(runs))
-            runs = []
-            continue
-        m = MAP_LINE.search(line)
-        if m:
-            runs.append((int(m.group(1)), int(m.group(2)), m.group(3)))
-    return maps
-
-
-def owner_name(owner):
-    return owner[len("slab:"):] if owner.startswith("slab:") else KINDS.get(owner, owner)
 
 
 def evictor_name(evictor, pmap):
@@ -127,26 +85,6 @@ class Tally:
         for (v, _), n in self.pairs.items():
             out[v] += n
         return out
-
-
-def check(run, names, table="conflicts"):
-    """TAP: a page map and a conflicts head (of the plugin's table option,
-    conflicts or l2_conflicts) per phase; the pairs add up."""
-    for n in names:
-        b, problems = run.boots[n], []
-        maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
-        conf = read_conflicts(table_path(run.work, n, table))
-        if len(maps) != len(b):
-            problems.append("%d page maps for %d phases" % (len(maps), len(b)))
-        for i, p in enumerate(b):
-            problems += ["phase %d: %s" % (i, x) for x in
-                         conflict_problems(table, p, conf.get(i, ({}, [])))]
-            if i < len(maps):
-                problems += maps[i].problems()
-        run.tap(not problems, "%s: a page map and %s pairs for each of %d phases, adding "
-                "up to the plugin's counts" % (n, table.replace("_", " ")[:-1], len(b)),
-                problems[:10])
-    return not run.tap.failed
 
 
 def tally(run, cases, layouts, nsets, line):

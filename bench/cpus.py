@@ -26,14 +26,12 @@ import statistics
 import sys
 from pathlib import Path
 
-import paired
-from benchdata import (ROOT, Doc, Run, facts, fmt, parser, plot_png, probe_caches,
-                       probe_cmdline, run_args, util)
-from bench import TARGET, Spread, latency, net
-
-# The grid: (colours, step, policy), each booted as
-# kstack_colour=on,colours=C,step=S,max_offset=(C-1)*S,policy=P (level and
-# shift only matter to the addr and mod policies, which read addresses).
+from bench.lib import paired
+from bench.lib.cases import TARGET
+from bench.lib.cost import latency
+from bench.lib.cpus import Cpu, cpu_cycles
+from bench.lib.runner import (Doc, ROOT, Run, Spread, facts, fmt, net, parser, plot_png, run_args,
+                              util)
 GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
         (4, 512, "balanced"), (8, 512, "balanced"), (16, 256, "balanced"),
         (3, 1024, "rr")]
@@ -51,43 +49,12 @@ PLACEBO = ("placebo", "kstack_colour=off,colours=3,step=1024,max_offset=2048,pol
 PICK, SCORE = (1, 2, 3, 4), (5, 6, 7, 8)
 QUICK_PICK, QUICK_SCORE = (1,), (2,)
 QUICK_CPUS = ("K8", "TigerLake")
-# A CPU whose dump has no L1I (the Pentium 4's trace cache holds micro-ops):
-# the model's L1I stands in, and the report says so.
-MODEL_L1I = (32768, 8, 64)
 # The plugin's primary caches (its defaults), simulated once more as the last
 # cpus= hierarchy: it must count exactly what the primary L2 counts.
 PRIMARY = "32768:8:64-32768:8:64-4194304:16:64"
 # The derived setting is within target where it is not measurably worse
 # than the optimum by more than this (its interval's lower end).
 TARGET_SLACK = 3.0
-
-
-class Cpu:
-    """One real CPU, a core of logical-CPU block cpu of its dump: its caches
-    (probe --json) and the line the kernel derives on the boot CPU, block 0
-    (--cmdline): on a hybrid part the other core type runs with that line."""
-
-    def __init__(self, name, cpu_set, dump, cpu=0):
-        self.name, self.set, self.dump, self.cpu = name, cpu_set, dump, cpu
-        self.caches = probe_caches(dump, cpu)
-        self.l1i_stand_in = "L1I" not in self.caches
-        self.caches.setdefault("L1I", MODEL_L1I)
-        self.derived = probe_cmdline(dump)
-
-    def hierarchy(self):
-        """The plugin's cpus= item: L1D-L1I-L2, each SIZE:WAYS:LINE."""
-        return "-".join("%d:%d:%d" % self.caches[c] for c in ("L1D", "L1I", "L2"))
-
-    def geometry(self, cache):
-        size, ways, _ = self.caches[cache]
-        return "%s %d-way" % ("%dK" % (size >> 10) if size < 1 << 20 or size % (1 << 20)
-                              else "%dM" % (size >> 20), ways)
-
-
-def cpu_cycles(p, i, lat):
-    """bench.py's cycle model on the caches of the plugin's cpus= hierarchy i."""
-    miss = {c: p.rate("cpu%d-%s" % (i + 1, c)) for c in ("L1D", "L1I", "L2")}
-    return p.insns * lat["cpi"] + (miss["L1D"] + miss["L1I"]) * lat["L2"] + miss["L2"] * lat["L3"]
 
 
 def setting_args(colours, step, policy):

@@ -21,9 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-import paired
-from bench import Spread
-from benchdata import CPU, KARGS, ROOT, Doc, kernel, parse_kv, qemu, util
+from bench.lib import paired
+from bench.lib.runner import CPU, Doc, KARGS, ROOT, Spread, kernel, parse_kv, qemu, util
 
 PROG = "bench-fork"
 LINE_RE = re.compile(r"forkrate( done)?((?: [a-z_]+=[0-9.]+)+)\s*$")

@@ -31,11 +31,11 @@ Flags (make's QUICK=1, IMAGE=, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --hel
 import collections
 import sys
 
-import paired
-from attribution import PAGE_SHIFT, check, owner_name, page_maps
-from bench import latency
-from benchdata import (ROOT, Doc, Run, facts, fmt, parser, plot_png, plugin_geometry,
-                       probe_caches, read_conflicts, run_args, table_path)
+from bench.lib import paired
+from bench.lib.cost import latency
+from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
+from bench.lib.runner import (Doc, ROOT, Run, facts, fmt, parser, plot_png, plugin_geometry,
+                              probe_caches, read_conflicts, run_args, table_path)
 
 CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)

@@ -37,10 +37,10 @@ Flags (make's LAYOUTS=, QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --h
 import sys
 from pathlib import Path
 
-import paired
-from bench import cycles, latency
-from benchdata import (ROOT, UNITS, Doc, Run, bench_caches, fmt, net, parser, plugin_geometry,
-                       run_args)
+from bench.lib import paired
+from bench.lib.cost import cycles, latency
+from bench.lib.runner import (Doc, ROOT, Run, UNITS, bench_caches, fmt, net, parser,
+                              plugin_geometry, run_args)
 from harness import tap
 
 WSET = "off-cost"

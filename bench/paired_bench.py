@@ -25,13 +25,12 @@ REPORT_ONLY=1, RESUME=1): --help.
 import re
 import sys
 
-import paired
-from bench import STACK_CASES, TARGET, cycles, latency
-from cpus import Cpu, cpu_cycles
-from benchdata import (ROOT, Doc, Run, bench_caches, facts, fmt, make_vars, net,
-                       parser, plot_png, plugin_geometry, run_args, util)
-
-# NAME KERNEL-ARGS: the control, then the cases judged against it.
+from bench.lib import paired
+from bench.lib.cases import STACK_CASES, TARGET
+from bench.lib.cost import cycles, latency
+from bench.lib.cpus import Cpu, cpu_cycles
+from bench.lib.runner import (Doc, ROOT, Run, bench_caches, facts, fmt, make_vars, net, parser,
+                              plot_png, plugin_geometry, run_args, util)
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2
 # --classes: a CPU of each L1D class of make bench-cpus (facts.tsv benchcpu),

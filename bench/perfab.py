@@ -59,7 +59,10 @@ import sys
 import tempfile
 import time
 
-import paired   # bench/paired.py, beside this file: the paired interval and verdict
+try:
+    from bench.lib import paired    # in the tree: python3 -m bench run perf-ab
+except ImportError:                 # a copy beside paired.py, as perf_ab_guest.py boots it
+    import paired
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COUNTED, NOT_COUNTED, NOT_SUPPORTED = "counted", "not counted", "not supported"
@@ -761,6 +764,8 @@ def run_ab(argv=()):
             rc = 1
     return rc
 
+
+main = run_ab       # python3 -m bench run perf-ab
 
 if __name__ == "__main__":
     sys.exit(run_ab(sys.argv[1:]))

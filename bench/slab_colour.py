@@ -25,11 +25,9 @@ import json
 import re
 import sys
 
-import paired
-from benchdata import (ROOT, Doc, Run, Spread, bench_caches, facts, net, parser,
-                       plot_png, plugin_geometry, probe, run_args, util)
-
-# The attribution's next objects after task_struct, the ring's and hackbench's.
+from bench.lib import paired
+from bench.lib.runner import (Doc, ROOT, Run, Spread, bench_caches, facts, net, parser, plot_png,
+                              plugin_geometry, probe, run_args, util)
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
 MAX_COLOURED = 3        # the limit on further coloured kinds
 CONTROLS = ("off", "task", "placebo")   # reported as they are, not judged

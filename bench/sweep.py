@@ -41,7 +41,7 @@ import re
 import subprocess
 import sys
 
-from benchdata import REGIONS, ROOT, Doc, Run, facts, fmt, parser, pct, plot_png, run_args
+from bench.lib.runner import Doc, REGIONS, ROOT, Run, facts, fmt, parser, pct, plot_png, run_args
 
 WORSE_LIMIT = 0.02
 CONTROL = "off-control"

@@ -29,11 +29,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
-from benchdata import (ROOT, Doc, Run, bench_caches, facts, gnuplot_str, net,  # noqa: E402
-                       parser, plot_png, plugin_geometry)
-import paired  # noqa: E402
-from bench import latency  # noqa: E402
+sys.path.insert(0, str(HERE.parent))
+from bench.lib import paired  # noqa: E402
+from bench.lib.cost import latency  # noqa: E402
+from bench.lib.runner import (Doc, ROOT, Run, bench_caches, facts, gnuplot_str, net,  # noqa: E402
+                              parser, plot_png, plugin_geometry)
 from harness import series  # noqa: E402
 from layouts import pads, text_sizes  # noqa: E402
 

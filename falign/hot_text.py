@@ -74,7 +74,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench"), str(HERE.parent / "bench/cachesim")]
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench/cachesim")]
 import profile_diff  # noqa: E402
 from harness import facts, util  # noqa: E402
 
@@ -390,7 +390,7 @@ def leave_out(workloads, names, counts):
 
 def train(argv):
     """make hot-text-profile: one boot of the test image at -smp 1."""
-    from benchdata import Run, bench_caches, parser, plugin_geometry, run_args, table_path
+    from bench.lib.runner import Run, bench_caches, parser, plugin_geometry, run_args, table_path
     p = parser(__doc__, quick=False)
     p.add_argument("--room", metavar="BYTES", type=int,
                    help="a workload's part of the region (default half the L1I)")

@@ -33,13 +33,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench")]
-from benchdata import (ROOT, Doc, Run, Spread, bench_caches, conflict_problems,  # noqa: E402
-                       facts, fmt, gnuplot_str, make_vars, net, parser, plot_png, plugin_geometry,
-                       read_conflicts, run_args, table_path)
+sys.path.insert(0, str(HERE.parent))
 import hot_text  # noqa: E402
-import paired  # noqa: E402
-from bench import cycles, latency  # noqa: E402
+from bench.lib import paired  # noqa: E402
+from bench.lib.cost import cycles, latency  # noqa: E402
+from bench.lib.runner import (Doc, ROOT, Run, Spread, bench_caches,  # noqa: E402
+                              conflict_problems, facts, fmt, gnuplot_str, make_vars, net, parser,
+                              plot_png, plugin_geometry, read_conflicts, run_args, table_path)
 from harness import kconfig, kernel, series  # noqa: E402
 from hot_text import symbols  # noqa: E402
 

@@ -106,25 +106,25 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # make bench-sweep run them whole); perf-ab's parsing and statistics
         # on canned perf stat output, and its run here (no counters on a VM).
         ("bench-unit", [PY, "bench/tests/test_bench.py"]),
-        ("bench-quick", [PY, "bench/bench.py", "--quick"] + j),
+        ("bench-quick", [PY, "-m", "bench", "run", "bench", "--quick"] + j),
         # Colouring and a placebo against off, paired over layouts.
-        ("paired-quick", [PY, "bench/paired_bench.py", "--quick"] + j),
+        ("paired-quick", [PY, "-m", "bench", "run", "paired", "--quick"] + j),
         # Who misses and who evicts on the direct map: the join, then a run.
         ("attribution-unit", [PY, "bench/tests/test_attribution.py"]),
-        ("attribution-quick", [PY, "bench/attribution.py", "--quick"] + j),
+        ("attribution-quick", [PY, "-m", "bench", "run", "attribution", "--quick"] + j),
         # The same at the L2, by physical page frame (one boot).
         ("l2-attribution-quick", [PY, "bench/l2_attribution.py", "--quick"] + j),
         # Which caches' slab colours help beyond task_struct: the parsing,
         # then a run (task, and mm_struct coloured by slab_colour=).
         ("slab-colour-unit", [PY, "bench/tests/test_slab_colour.py"]),
-        ("slab-colour-quick", [PY, "bench/slab_colour.py", "--quick"] + j),
+        ("slab-colour-quick", [PY, "-m", "bench", "run", "slab-colour", "--quick"] + j),
         # Two real CPUs' caches in every boot (K8, Tiger Lake), and
         # make bench-cpu on a dump that is no fixture: this machine's own.
-        ("bench-cpus-quick", [PY, "bench/cpus.py", "--quick"] + j),
+        ("bench-cpus-quick", [PY, "-m", "bench", "run", "cpus", "--quick"] + j),
         ("bench-cpu-quick", ["sh", "-c", "mkdir -p build && cpuid -r >build/host.cpuid-r.txt && "
-                             "exec %s bench/cpus.py --quick --dump build/host.cpuid-r.txt %s"
+                             "exec %s -m bench run cpus --quick --dump build/host.cpuid-r.txt %s"
                              % (PY, " ".join(j))]),
-        ("bench-sweep-quick", [PY, "bench/sweep.py", "--quick"] + j),
+        ("bench-sweep-quick", [PY, "-m", "bench", "run", "sweep", "--quick"] + j),
         # The code-layout decision's machinery on make check's two images:
         # the unseen programs (redis, rsync, a tcc build) in the guest.
         ("falign-decision-quick", [PY, "falign/decision.py", "--quick"] + j),
@@ -133,7 +133,7 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
         # What carrying the colouring off costs: the committed page again,
         # byte for byte, from its committed raw figures.
-        ("off-cost-report", [PY, "bench/off_cost.py", "--quick"]),
+        ("off-cost-report", [PY, "-m", "bench", "run", "off-cost", "--quick"]),
         # make hw-check: the event tables, parsing, verdicts and exits on
         # canned Intel and AMD perf output; then the whole flow under TCG
         # (make check's test image, colouring off and on by the sysctl,

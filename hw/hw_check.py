@@ -78,11 +78,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench"), str(HERE.parent / "falign")]
-import paired  # noqa: E402
-import perfab  # noqa: E402
-from benchdata import (WORKLOAD_RE, Phase, bench_caches, cmd_workload,  # noqa: E402
-                       guest_programs, parse_kv, probe_caches)
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "falign")]
+from bench import perfab  # noqa: E402
+from bench.lib import paired  # noqa: E402
+from bench.lib.runner import (Phase, WORKLOAD_RE, bench_caches, cmd_workload,  # noqa: E402
+                              guest_programs, parse_kv, probe_caches)
 from harness import facts, kconfig, kernel, qemu, tap, util  # noqa: E402
 
 ROOT = facts.ROOT
@@ -231,7 +231,7 @@ def decision_prediction(case_image, control_image, workload, metric, caches):
     """(Paired, note) of the code-layout decision's raw figures for the pair,
     or (None, why) where they do not predict this geometry."""
     import decision     # falign/: only the layout pairs need it
-    from bench import latency
+    from bench.lib.cost import latency
     want = PREDICTED.get(metric)
     if want is None:
         return None, "not simulated"

@@ -1,5 +1,5 @@
-# The cache benchmark of kernel stack colouring (bench/bench.py) and its
-# parameter sweep (bench/sweep.py), both over harness/.
+# The cache benchmark of kernel stack colouring and its experiments, each run
+# by python3 -m bench run NAME (bench/__main__.py; python3 -m bench list).
 #
 #   make bench            every case and workload: docs/results/bench.md and its plots
 #   make bench QUICK=1    the reduced set (make check's smoke test), results in
@@ -13,10 +13,10 @@
 .PHONY: bench bench-sweep
 
 bench: deps-bench probe-build ## [bench] cache-simulator benchmark of stack colouring -> docs/results/bench.md (QUICK=1: smoke run)
-	@python3 bench/bench.py $(BENCH_FLAGS)
+	@python3 -m bench run bench $(BENCH_FLAGS)
 
 bench-sweep: deps-bench probe-build ## [bench] colouring parameter sweep, the default chosen from it -> docs/results/sweep.md (QUICK=1)
-	@python3 bench/sweep.py $(BENCH_FLAGS) $(if $(filter-out 1,$(FALIGN)),--no-falign)
+	@python3 -m bench run sweep $(BENCH_FLAGS) $(if $(filter-out 1,$(FALIGN)),--no-falign)
 
 # make bench-attribution [QUICK=1]: the objects behind the direct map's L1D
 # conflict misses, both sides of each, from the plugin's conflicts= and the
@@ -24,7 +24,7 @@ bench-sweep: deps-bench probe-build ## [bench] colouring parameter sweep, the de
 # (QUICK=1: build/bench/attribution-quick).
 .PHONY: bench-attribution
 bench-attribution: deps-bench probe-build ## [bench] which direct-map objects miss by conflict, and what evicts them -> docs/results/attribution.md (QUICK=1)
-	@python3 bench/attribution.py $(BENCH_FLAGS)
+	@python3 -m bench run attribution $(BENCH_FLAGS)
 
 # make bench-slab-colour [QUICK=1]: the attribution's next caches, each with
 # its slabs coloured as task_struct's on top of kstack_colour=task, then the
@@ -32,7 +32,7 @@ bench-attribution: deps-bench probe-build ## [bench] which direct-map objects mi
 # (QUICK=1: build/bench/slab-colour-quick).
 .PHONY: bench-slab-colour
 bench-slab-colour: deps-bench probe-build ## [bench] which caches' slab colours help beyond task_struct -> docs/results/slab-colour.md (QUICK=1)
-	@python3 bench/slab_colour.py $(BENCH_FLAGS)
+	@python3 -m bench run slab-colour $(BENCH_FLAGS)
 
 # make bench-off-cost: the colouring built in and off against the same
 # tree and configuration without it, paired over ten text layouts
@@ -41,7 +41,7 @@ bench-slab-colour: deps-bench probe-build ## [bench] which caches' slab colours 
 # QUICK=1 checks that it does, byte for byte).
 .PHONY: bench-off-cost
 bench-off-cost: deps-bench ## [bench] what carrying the colouring costs while it is off: instructions and cycles per switch, fork, message, request -> docs/results/off-cost.md (LAYOUTS=, QUICK=1)
-	@python3 bench/off_cost.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)")
+	@python3 -m bench run off-cost $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)")
 
 # make bench-cpus [QUICK=1]: stack colouring on the caches of facts.tsv's
 # real CPUs (benchcpu), all simulated in every boot: off, a grid of colour
@@ -51,11 +51,11 @@ bench-off-cost: deps-bench ## [bench] what carrying the colouring costs while it
 # one CPUID dump (`cpuid -r` or AIDA64, any machine's), build/bench/cpu-NAME.
 .PHONY: bench-cpus bench-cpu
 bench-cpus: deps-bench probe-build ## [bench] colouring settings on the caches of 17 real CPUs -> docs/results/cpus.md (QUICK=1)
-	@python3 bench/cpus.py $(BENCH_FLAGS)
+	@python3 -m bench run cpus $(BENCH_FLAGS)
 
 bench-cpu: deps-bench probe-build ## [bench] the same on one CPUID dump, any machine's (DUMP=FILE, QUICK=1)
 	@test -n "$(DUMP)" || { echo "usage: make bench-cpu DUMP=FILE [QUICK=1]" >&2; exit 2; }
-	@python3 bench/cpus.py --dump "$(abspath $(DUMP))" $(BENCH_FLAGS)
+	@python3 -m bench run cpus --dump "$(abspath $(DUMP))" $(BENCH_FLAGS)
 
 # make bench-fork: fork+exit throughput with kernel stack colouring off
 # against on (the kernel.kstack_colour sysctl switched between rounds), as a
@@ -64,7 +64,7 @@ bench-cpu: deps-bench probe-build ## [bench] the same on one CPUID dump, any mac
 #   FORKS=2000 ROUNDS=8 JOBS=2   forks per worker, timed rounds, workers
 #   IMAGE=bzImage|name           another kernel (default facts.tsv's bench)
 #   APPEND="args"                more kernel arguments (kstack_colour=task, ...)
-#   TIMEOUT=600 WORK=DIR           the boot's timeout, the work dir (bench/forkrate.py --help)
+#   TIMEOUT=600 WORK=DIR           the boot's timeout, the work dir (python3 -m bench run forkrate --help)
 .PHONY: bench-fork
 # IMAGE only when given (mk/kernel.mk's default is make kernel's test image).
 FORK_FLAGS = $(strip $(if $(FORKS),--forks $(FORKS)) $(if $(ROUNDS),--rounds $(ROUNDS)) \
@@ -72,7 +72,7 @@ FORK_FLAGS = $(strip $(if $(FORKS),--forks $(FORKS)) $(if $(ROUNDS),--rounds $(R
 	$(if $(WORK),--work "$(abspath $(WORK))") $(if $(APPEND),--append "$(APPEND)") \
 	$(if $(filter command line environment,$(origin IMAGE)),--image "$(IMAGE)"))
 bench-fork: deps-bench ## [bench] fork and exit throughput, colouring off against on in one boot -> build/bench/fork/results.md (IMAGE=, FORKS=, ROUNDS=)
-	@python3 bench/forkrate.py $(FORK_FLAGS)
+	@python3 -m bench run forkrate $(FORK_FLAGS)
 
 # make bench-paired [QUICK=1] [LAYOUTS=N] [IMAGE=NAME]: stack colouring at
 # its defaults and a placebo against off, in the same layouts, paired 95%
@@ -80,14 +80,14 @@ bench-fork: deps-bench ## [bench] fork and exit throughput, colouring off agains
 # (QUICK=1: build/bench/paired-quick).
 .PHONY: bench-paired
 bench-paired: deps-bench probe-build ## [bench] colouring and a placebo against off, paired intervals over layouts -> docs/results/paired.md (QUICK=1, LAYOUTS=N, WORKLOADS=SET, CLASSES=1: each L1D class -> paired-classes.md)
-	@python3 bench/paired_bench.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS)) $(if $(CLASSES),--classes) $(if $(PUBLISH),--publish)
+	@python3 -m bench run paired $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts $(LAYOUTS)) $(if $(IMAGE),--image $(IMAGE)) $(if $(WORKLOADS),--workloads $(WORKLOADS)) $(if $(CLASSES),--classes) $(if $(PUBLISH),--publish)
 
 # make bench-paired-ring: the ring against N (facts.tsv paired-ring), each L1D
 # class paired -> docs/results/paired-classes-ring.md: what decides the rule
 # that leaves L1Ds of more than 8 ways uncoloured (30 boots, about 17 minutes).
 .PHONY: bench-paired-ring
 bench-paired-ring: deps-bench probe-build ## [bench] the ring of N = 4..24 tasks, colouring and a placebo against off, each L1D class paired -> docs/results/paired-classes-ring.md
-	@python3 bench/paired_bench.py $(BENCH_FLAGS) --classes --image test --workloads paired-ring --publish
+	@python3 -m bench run paired $(BENCH_FLAGS) --classes --image test --workloads paired-ring --publish
 
 # make bench-l2-attribution [QUICK=1]: both sides of the L2's conflict
 # misses by physical page frame owner, on the 256K 4-way and 8-way L2s

@@ -31,7 +31,7 @@ PERFAB_FLAGS = $(strip $(call perfab_flag,REPEATS,--repeats) \
 	$(call perfab_flag,WORK,--work))
 
 perf-ab: ## [use] perf stat A/B of colouring off against on (CMD="PROG ARGS" for your own), as root -> build/perf-ab
-	@python3 bench/perfab.py $(PERFAB_FLAGS) $(if $(CMD),-- $(CMD))
+	@python3 -m bench run perf-ab $(PERFAB_FLAGS) $(if $(CMD),-- $(CMD))
 
 perf-ab-test: ## [check] perf-ab's tests on canned perf stat output
 	@python3 bench/tests/test_perfab.py

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 . harness/tap.sh
 log=build/perf-ab-here.log
 mkdir -p build
-python3 bench/perfab.py --repeats 3 >"$log" 2>&1
+python3 -m bench run perf-ab --repeats 3 >"$log" 2>&1
 rc=$?
 why=$(grep -m1 'perf-ab: error' "$log")
 case $rc in

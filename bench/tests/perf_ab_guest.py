@@ -35,9 +35,9 @@ say = functools.partial(qemu.say, "perf-ab-guest")
 def python_files():
     """(SRC, DEST) of every module file perfab.py loads, found by importing it
     with the guest's interpreter (-S, no site: the guest runs it so too)."""
-    probe = ("import sys; sys.path.insert(0, %r); import perfab; "
+    probe = ("import sys; sys.path.insert(0, %r); from bench import perfab; "
              "print('\\n'.join(sorted({m.__file__ for m in list(sys.modules.values()) "
-             "if getattr(m, '__file__', None)})))" % str(TOP / "bench"))
+             "if getattr(m, '__file__', None)})))" % str(TOP))
     r = subprocess.run([PYTHON, "-S", "-c", probe], capture_output=True, text=True)
     if r.returncode:
         raise util.Error("%s cannot import perfab.py: %s" % (PYTHON, r.stderr.strip()))
@@ -50,7 +50,7 @@ def main():
     try:
         image = kernel.image("test")
         files = [(TOP / "bench/perfab.py", "/perfab/perfab.py"),
-                 (TOP / "bench/paired.py", "/perfab/paired.py")] + python_files()
+                 (TOP / "bench/lib/paired.py", "/perfab/paired.py")] + python_files()
         initramfs = qemu.script_initramfs(OUT, RUN, files, ["/usr/bin/perf", PYTHON])
     except util.Error as e:
         t(False, "the test image and the initramfs with perf and python3: %s" % e)

@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(TOP), str(TOP / "bench")]
-import attribution as at  # noqa: E402
+sys.path.insert(0, str(TOP))
+from bench import attribution as at  # noqa: E402
 from harness import tap  # noqa: E402
 
 # Frames 100-107 a task_struct slab, 108 a page table, 110-111 free; the

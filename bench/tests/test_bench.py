@@ -15,11 +15,10 @@ import tempfile
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(TOP), str(TOP / "bench")]
-import bench  # noqa: E402
-import cpus  # noqa: E402
-import paired_bench  # noqa: E402
-import benchdata  # noqa: E402
+sys.path.insert(0, str(TOP))
+from bench import colouring as bench  # noqa: E402
+from bench import cpus, paired_bench  # noqa: E402
+from bench.lib import runner as benchdata  # noqa: E402
 from harness import tap  # noqa: E402
 
 
@@ -74,8 +73,8 @@ def main():
           [str(e)])
 
     for dump in ("facts.tsv", "no-such-dump"):
-        bad = subprocess.run([sys.executable, str(TOP / "bench/cpus.py"), "--dump",
-                              str(TOP / dump)], capture_output=True, text=True)
+        bad = subprocess.run([sys.executable, "-m", "bench", "run", "cpus", "--dump",
+                              str(TOP / dump)], capture_output=True, text=True, cwd=TOP)
         t(bad.returncode == 2 and "error: kcolour-probe" in bad.stderr and not bad.stdout,
           "make bench-cpu DUMP=%s: exit 2 with the probe's message, nothing booted" % dump,
           [bad.stderr.strip()])

@@ -18,8 +18,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [TOP, os.path.join(TOP, "bench")]
-import paired  # noqa: E402
+sys.path.insert(0, TOP)
+from bench.lib import paired  # noqa: E402
 from harness import tap  # noqa: E402
 
 SEEDS = 4000

@@ -26,12 +26,12 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 CANNED = os.path.join(HERE, "perf-stat")
 FAKE_PERF = os.path.join(HERE, "fake-perf")
 FAKE_WL = os.path.join(HERE, "fake-wl")
-PERFAB = os.path.join(TOP, "bench", "perfab.py")
+PERFAB = ["-m", "bench", "run", "perf-ab"]    # from TOP
 EVENTS = ["cycles", "instructions", "L1-dcache-load-misses", "L1-icache-load-misses",
           "LLC-load-misses"]
 
-sys.path[:0] = [TOP, os.path.join(TOP, "bench")]
-import perfab as pa  # noqa: E402
+sys.path.insert(0, TOP)
+from bench import perfab as pa  # noqa: E402
 from harness import tap  # noqa: E402
 
 
@@ -240,8 +240,8 @@ def run_script(tmp, env=None, sysctl="1", timeout=120, cmd=None):
     e["PARAMS"] = os.path.join(tmp, "no-params")
     e.update(env or {})
     e, flags = split_settings(e)
-    r = subprocess.run([sys.executable, PERFAB] + flags + (["--"] + cmd if cmd is not None else []),
-                       env=e, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([sys.executable] + PERFAB + flags + (["--"] + cmd if cmd is not None else []),
+                       env=e, capture_output=True, text=True, timeout=timeout, cwd=TOP)
     return r, path, work
 
 
@@ -460,7 +460,7 @@ def test_signal(t, d):
     for k in ("FAKE_PERF_MODE", "FAKE_WL_FAIL", "FAKE_PERF_STATE", "EVENTS"):
         e.pop(k, None)
     e, flags = split_settings(e)
-    p = subprocess.Popen([sys.executable, PERFAB] + flags, env=e, stdout=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable] + PERFAB + flags, cwd=TOP, env=e, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 20

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(TOP), str(TOP / "bench")]
-import slab_colour as sc  # noqa: E402
+sys.path.insert(0, str(TOP))
+from bench import slab_colour as sc  # noqa: E402
 from harness import facts, tap  # noqa: E402
 
 # Two phases' blocks; kernel messages may share the console.  The last

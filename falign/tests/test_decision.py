@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parents[1]), str(HERE.parent), str(HERE.parents[1] / "bench")]
+sys.path[:0] = [str(HERE.parents[1]), str(HERE.parent)]
 import decision  # noqa: E402
 from harness import tap  # noqa: E402
 

@@ -18,7 +18,7 @@ from unittest import mock
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parents[1])]
 import hw_check as hc  # noqa: E402
-import paired  # noqa: E402
+from bench.lib import paired  # noqa: E402
 from harness import tap  # noqa: E402
 
 t = tap.Tap()

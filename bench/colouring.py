@@ -27,26 +27,17 @@ import statistics
 import subprocess
 import sys
 
-import paired
-from benchdata import (CACHES, REGIONS, ROOT, Doc, Run, Spread, facts, fmt, net, parser,
-                       pct, plot_png, plugin_geometry, probe_caches, run_args, util)
-
-# NAME KERNEL-ARGS of stack colouring's paired comparison (make bench and make
-# bench-paired): the control, a placebo (colouring off, an argument as long as
-# on's, so that the command line moves the boot's allocations alike) and the
-# colouring at what the kernel derives.
-STACK_CASES = [("off", "kstack_colour=off"), ("placebo", "kstack_colour=off,policy=rr"),
-               ("on", "kstack_colour=on,level=auto")]
-# NAME IMAGE KERNEL-ARGS, in report order: those, task_struct colouring too,
-# the base kernel with the upstream randomize_kstack_offset and without.
-# Every case is paired with the first.
+from bench.lib import paired
+from bench.lib.cases import STACK_CASES, TARGET
+from bench.lib.cost import cycles, latency
+from bench.lib.runner import (CACHES, Doc, REGIONS, ROOT, Run, Spread, facts, fmt, net, parser,
+                              pct, plot_png, plugin_geometry, probe_caches, run_args, util)
 CASES = [(n, "bench", a) for n, a in STACK_CASES] + [
     ("task", "bench", "kstack_colour=task"),
     ("rko", "bench-base", "randomize_kstack_offset=on"), ("base", "bench-base", "")]
 # A quick run's cases; the second boots twice (determinism across job pools).
 QUICK_CASES = ("off", "on")
 REPEATED = "on"
-TARGET = 0.5    # the half-width (%) the layouts are chosen for (make bench-paired)
 # -smp 1 runs under -icount, repeatably; more vCPUs hang there (QEMU 7.2:
 # bench/cachesim/README.md, SMP) and run on one TCG thread on host time
 # instead, so their figures move from boot to boot: the pairs' spread holds
@@ -63,20 +54,6 @@ COLOURS = ("#d62728", "#7f7f7f", "#1f77b4", "#9467bd", "#2ca02c", "#ff7f0e")
 
 def name(case, smp, layout):
     return "%s.smp%d.L%d" % (case, smp, layout)
-
-
-def latency():
-    """facts.tsv's cycle model for the bench's CPU: {cpi, L2, L3, source}."""
-    (cpi, l2, l3, source), = [r[1:] for r in facts.rows("latency") if r[0] == "bench"]
-    return {"cpi": float(cpi), "L2": float(l2), "L3": float(l3), "source": source}
-
-
-def cycles(p, lat, kind="sa_miss", cpi_scale=1.0, lat_scale=1.0):
-    """Estimated cycles per event of a Phase: instructions x base CPI, an L1
-    miss costs an L2 hit, an L2 miss an L3 hit; no overlap between misses."""
-    l1 = p.rate("L1D", kind=kind) + p.rate("L1I", kind=kind)
-    return p.insns * lat["cpi"] * cpi_scale + lat_scale * (l1 * lat["L2"] +
-                                                           p.rate("L2", kind=kind) * lat["L3"])
 
 
 def stacks_moved(a, b):

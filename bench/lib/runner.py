@@ -1,5 +1,5 @@
-"""A bench run and its data, shared by bench/bench.py (make bench) and
-bench/sweep.py (make bench-sweep), over harness/: the plugin and the guest
+"""A bench run and its data, shared by every experiment (python3 -m bench
+list), over harness/: the plugin and the guest
 workloads (bench/cachesim), one initramfs whose /run.sh is a facts.tsv workload
 set (a marker phase a line), deterministic boots.  The work dir keeps, per boot,
 NAME.txt (the plugin's output), NAME.log (the console: each workload's key=value
@@ -25,8 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, kernel, qemu, tap, util  # noqa: E402
+from harness import facts, kernel, qemu, tap, util
 
 ROOT = facts.ROOT
 CPU = "Skylake-Client"  # the plugin's default geometry is this model's
