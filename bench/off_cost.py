@@ -21,7 +21,7 @@ simulator on the bench CPU's caches (make bench's), on the off-cost
 workloads.  Layout by layout, built in and off against without:
 instructions, L1I, L1D and L2 misses and estimated cycles per event (make
 bench's model, with its bounds: latencies x0.5 and x1.5), the mean ratio
-with its 95% Student's t interval (bench/paired.py).  Instructions are the
+with its 95% Student's t interval (bench/lib/paired.py).  Instructions are the
 model-free figure of the code the kernel runs; the misses and cycles carry
 where the code lands.
 
@@ -156,7 +156,7 @@ class Report(Doc):
         self.md("""## Per event, built in and off against without
 
             The mean ratio with its 95%% Student's t interval over the layouts
-            (bench/paired.py); **lower** or **higher** where the interval excludes 0.
+            (bench/lib/paired.py); **lower** or **higher** where the interval excludes 0.
             Instructions are model-free; estimated cycles are make bench's model
             (instructions x %.2f, an L1 miss %.0f cycles, an L2 miss %.0f: %s).""",
                 lat["cpi"], lat["L2"], lat["L3"], lat["source"])
