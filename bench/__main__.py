@@ -36,16 +36,24 @@ EXPERIMENTS = {
 }
 
 
+def split(argv):
+    """(runner's arguments, experiment's): what follows NAME is the
+    experiment's, "--" and all (perf-ab's -- CMD), untouched."""
+    if argv[:1] == ["run"] and len(argv) > 1 and not argv[1].startswith("-"):
+        return argv[:2], argv[2:]
+    return argv, []
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(prog="python3 -m bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="the experiments, their make targets and pages")
-    run = sub.add_parser("run", help="run one experiment (its flags follow its name)",
-                         add_help=False)
+    run = sub.add_parser("run", help="run one experiment (its flags follow its name)")
     run.add_argument("name", choices=sorted(EXPERIMENTS), metavar="NAME")
-    args, rest = p.parse_known_args(argv)
+    mine, rest = split(argv)
+    args = p.parse_args(mine)
     if args.command == "list":
         for name, (_, target, what) in EXPERIMENTS.items():
             print("%-15s %-32s %s" % (name, target, what))

@@ -16,7 +16,7 @@ Per CPU, setting and layout: the estimated cycles per event of each workload
 Each CPU's optimum and the best fixed setting are picked on the pick layouts
 and every setting is scored on the others, paired with off (or with another
 setting) layout by layout: the mean ratio and its 95% t interval
-(bench/paired.py).  Results into build/bench/cpus
+(bench/lib/paired.py).  Results into build/bench/cpus
 (docs/results/cpus.md from a full make bench-cpus).  Flags (make's QUICK=1,
 DUMP=FILE, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
@@ -200,7 +200,7 @@ class Cpus(Doc):
             - Layouts (bench.md): each CPU's optimum and the best fixed setting are picked on
               layouts %s and every setting is scored on layouts %s, paired with off (or
               another setting) layout by layout: the mean ratio and its 95%% Student's t
-              interval (bench/paired.py), **lower** or **higher** where it excludes 0.""",
+              interval (bench/lib/paired.py), **lower** or **higher** where it excludes 0.""",
                 m["banner_bench"], m["fragments_bench"], m["cpu"], m["kargs"],
                 fmt(self.lat["cpi"]), fmt(self.lat["L2"]), fmt(self.lat["L3"]),
                 ", ".join(map(str, self.pick)), ", ".join(map(str, self.score)))

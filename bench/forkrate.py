@@ -7,7 +7,7 @@ which switches the kernel.kstack_colour sysctl between timed rounds (ABBA
 order).  TCG on host time is noisy and drifts, so each on round is paired
 with the off round beside it (the k-th of each: ABBA keeps them adjacent),
 and on against off is the mean ratio with its 95% t interval over the pairs
-(bench/paired.py): a difference only where it excludes 0.  Each setting's
+(bench/lib/paired.py): a difference only where it excludes 0.  Each setting's
 median and range are shown too.  Writes WORK/results.md
 (default build/bench/fork) and prints its summary; progress on stderr.
 
@@ -162,7 +162,7 @@ def run(opts):
               [(n, len(s.values), "%.1f" % s.median, "%.1f" % s.lo, "%.1f" % s.hi)
                for n, s in (("off", off), ("on", on))], "lrrrr")
     doc.md("""On against off, each on round paired with the off round beside it (%d pairs):
-        the mean ratio and its 95%% Student's t interval (bench/paired.py), %s: **%s**.  The
+        the mean ratio and its 95%% Student's t interval (bench/lib/paired.py), %s: **%s**.  The
         boot took %ss.""", n, pair.interval(), pair.described(), r.seconds)
     doc.md("Again: `%s`", boot.command())
     doc.write_md(work / "results.md")

@@ -308,7 +308,7 @@ class Report(Doc):
             job, could add.  Each figure is paired
             layout by layout (every colouring sees the same accesses in each boot),
             %d layouts, the mean change with its 95%% Student's t interval
-            (bench/paired.py); estimated cycles by make bench's model (an L1 miss %g
+            (bench/lib/paired.py); estimated cycles by make bench's model (an L1 miss %g
             cycles, an L2 miss %g, an instruction %g).
             """, len(self.layouts), self.lat["L2"], self.lat["L3"], self.lat["cpi"])
         rows = []

@@ -181,7 +181,7 @@ class Report(Doc):
         return self.write(out)
 
     def per(self, workload):
-        """A workload's event (benchdata.UNITS), by its label's first word."""
+        """A workload's event (bench.lib.runner.UNITS), by its label's first word."""
         return UNITS.get(workload.split()[0], UNITS["cmd"])[0]
 
     def write(self, out):

@@ -10,7 +10,7 @@ guest's CPU), and a placebo with colouring off and an argument of the on case's
 length (kstack_colour=off,policy=rr), so the command line moves the boot's
 allocations alike.  For each workload, each case against off, layout by layout:
 the mean ratio with its 95% Student's t interval over the layouts
-(bench/paired.py); the placebo's interval is the method's own bias and must
+(bench/lib/paired.py); the placebo's interval is the method's own bias and must
 hold 0.  Estimated cycles per event (make bench's model), L1D and L2 misses.
 The report gives the layouts each interval would need for a half-width of
 +-0.5%.  TAP on stdout: every phase complete, and each boot's kstack_colour
@@ -91,7 +91,7 @@ class Report(Doc):
             Cases: %s.  The placebo keeps colouring off with an argument as long as on's,
             so it moves the boot's allocations as on's own argument does: its interval is
             the method's bias and should hold 0.  Each figure: the mean over the layouts of
-            the ratio case / off (its log, bench/paired.py), with its 95%% Student's t
+            the ratio case / off (its log, bench/lib/paired.py), with its 95%% Student's t
             interval; **lower** or **higher** where the interval excludes 0, otherwise no
             measurable effect within its half-width.  "layouts for ±%g%%": how many layouts
             the interval would need for that half-width at the spread seen.

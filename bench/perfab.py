@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make perf-ab: the A/B of kernel stack colouring on a real machine (stdlib only).
 
-    python3 bench/perfab.py [FLAGS] [-- CMD ARGS...]
+    python3 -m bench run perf-ab [FLAGS] [-- CMD ARGS...]     (in the tree)
+    python3 perfab.py [FLAGS] [-- CMD ARGS...]   (a copy beside a copy of bench/lib/paired.py)
                                 as root, on a machine booted into the patched kernel
 
 Each trial runs a command under `perf stat -x,` with the sysctl kernel.kstack_colour
@@ -15,7 +16,7 @@ in RING_NS, messaging, forkloop).  The sysctl is restored however it ends.
 
 Per case and event: each arm's mean, median and p99, and the paired difference: a
 pair is the off trial and the on trial after it, and the difference is their log
-ratio; its mean with a 95% Student's t interval over the pairs (bench/paired.py).
+ratio; its mean with a 95% Student's t interval over the pairs (bench/lib/paired.py).
 A difference is real where the interval excludes 0 ("lower", "higher"); otherwise
 "no measurable effect", within the interval's half-width.
 
@@ -314,7 +315,7 @@ class Report:
             "- Trials: %s pairs per case, off then on, alternating (%s discarded "
             "warm-up pair(s) first)" % (m.get("repeats", "?"), m.get("warmup", "?")),
             "- on − off: the mean over the pairs of the log ratio on / off, as a "
-            "percentage, with its 95% Student's t interval (bench/paired.py).  A difference "
+            "percentage, with its 95% Student's t interval (bench/lib/paired.py).  A difference "
             "is **real** where the interval excludes 0 (**lower**, **higher**); otherwise "
             "there is no measurable effect, within the interval's half-width.  Pairs for "
             "±{0}%: how many pairs would make the interval that narrow at the spread seen "

@@ -11,7 +11,7 @@ task_struct the same), on top of kstack_colour=task; then the winners
 together, at most three.  -smp 1, deterministic, LAYOUTS layouts.  Each
 candidate is paired, layout by layout, with a placebo (a slab_colour= that
 names no cache, on top of the same kstack_colour=task): the mean ratio and its
-95% t interval (bench/paired.py); the placebo against task is the method's
+95% t interval (bench/lib/paired.py); the placebo against task is the method's
 own bias.  A candidate wins when its L1D conflict misses (set-associative
 minus fully-associative) on the ring at N=4 or N=6 are lower than the
 placebo's, and its L1D misses are higher on no workload.  Memory: the guest's
@@ -113,7 +113,7 @@ class Figures:
         return Spread(self.values(case, i, f))
 
     def pair(self, case, i, f, control="placebo"):
-        """case against control, layout by layout (bench/paired.py)."""
+        """case against control, layout by layout (bench/lib/paired.py)."""
         return paired.Paired(self.values(control, i, f), self.values(case, i, f))
 
     def winners(self):
@@ -161,7 +161,7 @@ class Report(Doc):
             median [range] over the layouts.  Each candidate, and the winners together, is
             compared with the placebo layout by layout: the mean of the ratios case /
             placebo (their logs; where a figure can be 0 or negative, as conflict misses
-            can, the difference over the placebo's mean: bench/paired.py) with its 95%%
+            can, the difference over the placebo's mean: bench/lib/paired.py) with its 95%%
             Student's t interval, **lower** or **higher** where the interval excludes 0.
             *placebo vs task* is the method's own bias: the same colouring with an inert
             argument, and its interval should hold 0.

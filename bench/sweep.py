@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The parameter sweep of kernel stack colouring: make bench-sweep [QUICK=1] (README.md).
 
-One boot per case (bench/benchdata.py), simulating beside the model's caches the
+One boot per case (bench/lib/runner.py), simulating beside the model's caches the
 L1Ds and L2s of L1D_EXTRA / L2_EXTRA on the same accesses: the grid (grid_cases),
 the choice from it by the rule below, the cases around the choice (around_cases)
 and the function alignment kernels (--no-falign, make's FALIGN=0, skips them).  Writes

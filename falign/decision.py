@@ -194,8 +194,8 @@ def pins():
            ("caches", "L2S", text_digest(repr((bench_caches(), L2S)))),
            ("latency", "facts.tsv latency bench", text_digest(repr(latency()))),
            ("seeds", "SEEDS", digest(kconfig.fragment_files([pads(s) for s in SEEDS]))),
-           ("analysis", "falign/decision.py bench/paired.py",
-            digest([ROOT / "falign/decision.py", ROOT / "bench/paired.py"])),
+           ("analysis", "falign/decision.py bench/lib/paired.py",
+            digest([ROOT / "falign/decision.py", ROOT / "bench/lib/paired.py"])),
            ("simulator", "bench/cachesim bench/workloads", digest(cachesim)),
            ("tools", "qemu gcc", text_digest(
                util.tool_version(["qemu-system-x86_64", "--version"]) +
@@ -336,7 +336,7 @@ class Report(Doc):
             ## The pre-registered family
 
             Each test: the case against its control in the same %d layouts, the mean
-            ratio with its 95%% Student's t interval (bench/paired.py), then Holm's
+            ratio with its 95%% Student's t interval (bench/lib/paired.py), then Holm's
             adjusted p over the %d tests of the family for t and for the exact
             Wilcoxon signed-rank test.  Confirmed: both adjusted p at most %g, the mean
             in the predicted direction (lower); refuted: both, the other way; else

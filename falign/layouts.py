@@ -21,7 +21,7 @@ pads, and the image without colouring, built with HOT_TEXT_ORDER (the
 project's profile, make HOT_TEXT_PROFILE=); the machinery only.
 Paired: each choice against the first (16 B) layout by layout, L1I misses
 and estimated cycles (make bench's model), the mean with its 95% Student's t
-interval (bench/paired.py).  An ordered image is checked against its own
+interval (bench/lib/paired.py).  An ordered image is checked against its own
 profile (the file its fragment gives make as HOT_TEXT_PROFILE=).  PAGE=NAME writes docs/results/NAME.md instead of falign-layouts.md,
 for a run of some choices (make falign-profiles).
 Flags (make's QUICK=1, CHOICES="IMAGE ...", PAGE=NAME, JOBS=N, WORK=DIR,
@@ -300,7 +300,7 @@ class Report(Doc):
 
             Each choice against %s in the same text layouts (the same pads), layout by
             layout: the mean ratio with its 95%% Student's t interval over the %d layouts
-            (bench/paired.py); **lower** or **higher** where it excludes 0.  Estimated
+            (bench/lib/paired.py); **lower** or **higher** where it excludes 0.  Estimated
             cycles: instructions x %g + %g an L1 miss + %g an L2 miss (make bench's model).
             """, label, label, len(self.layouts), self.lat["cpi"], self.lat["L2"],
                 self.lat["L3"])

@@ -44,6 +44,11 @@ SPLAT = re.compile(r"(^|\] )(BUG: |WARNING: |Oops: |Kernel panic|UBSAN: |"
                    r"INFO: task .* blocked|kernel BUG at)|KASAN")
 
 
+# The kernel arguments that send the guest's lines through the kernel's log
+# (INIT's lines()).
+GUEST_LINES_ARGS = ["log_buf_len=1M", "printk.devkmsg=on", "kcolour_lines=kmsg"]
+
+
 class Boot:
     """One QEMU run of IMAGE (a kernel.Image or a bzImage path)."""
 
@@ -57,7 +62,9 @@ class Boot:
         self.model, self.smp, self.mem, self.timeout = model, smp, mem, timeout
         # The guest's lines through the kernel's log, whole (INIT), except
         # where the boot is deterministic: its console depends on no host.
-        self.args = list(args) if deterministic else ["printk.devkmsg=on"] + list(args)
+        # Last, so that no argument of the boot's own turns them off; a log
+        # that holds the guest's lines too keeps the kernel's for dmesg.
+        self.args = list(args) + ([] if deterministic else GUEST_LINES_ARGS)
         self.plugin, self.deterministic = plugin, deterministic
         self.single_thread, self.qemu_args = single_thread, list(qemu_args)
         self.file = self.out / safe(name)
@@ -173,10 +180,12 @@ dmesg -n 5
 # (/dev/kmsg, KERN_WARNING), which the console prints whole: no kernel
 # message can land inside one, however loaded the host (a clocksource
 # warning once split a marker line mid-way).  A line /dev/kmsg refuses (over
-# its 1 KiB) goes to the console as it is.  Boots that ask for it with
-# printk.devkmsg=on (the harness's, except the deterministic bench boots,
-# whose lines depend on no host's timing) get it; the end marker goes the same
-# way, last, and /init waits for it to be printed.
+# its 1 KiB) goes to the console as it is.  Boots that ask for it get it
+# (kcolour_lines=kmsg, which the kernel hands /init as a variable, with
+# printk.devkmsg=on: the harness's boots except the deterministic bench
+# boots, whose lines depend on no host's timing and whose /init does not
+# even look); the end marker goes the same way, last, and /init waits for
+# it to be printed.  The reader is spared by the OOM killer.
 lines() {
 	while IFS= read -r line; do
 		printf '<4>%s\\n' "$line" 2>/dev/null >/dev/kmsg || printf '%s\\n' "$line"
@@ -184,17 +193,18 @@ lines() {
 	done
 }
 if [ -f /run.sh ]; then
-	case " $(cat /proc/cmdline) " in
-	*" printk.devkmsg=on "*)
+	case ${kcolour_lines:-} in
+	kmsg)
 		mkfifo /tmp/.kcolour-lines
 		lines </tmp/.kcolour-lines &
+		echo -1000 >/proc/$!/oom_score_adj
 		exec 3>/tmp/.kcolour-lines
 		sh /run.sh >&3 2>&3
 		rc=$?
 		echo "KCOLOUR-INIT-DONE rc=$rc" >&3
 		exec 3>&-
 		i=0
-		while [ ! -e /tmp/.kcolour-lines-done ] && [ $i -lt 300 ]; do
+		while [ ! -e /tmp/.kcolour-lines-done ] && [ $i -lt 3000 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done

@@ -113,7 +113,7 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("attribution-unit", [PY, "bench/tests/test_attribution.py"]),
         ("attribution-quick", [PY, "-m", "bench", "run", "attribution", "--quick"] + j),
         # The same at the L2, by physical page frame (one boot).
-        ("l2-attribution-quick", [PY, "bench/l2_attribution.py", "--quick"] + j),
+        ("l2-attribution-quick", [PY, "-m", "bench", "run", "l2-attribution", "--quick"] + j),
         # Which caches' slab colours help beyond task_struct: the parsing,
         # then a run (task, and mm_struct coloured by slab_colour=).
         ("slab-colour-unit", [PY, "bench/tests/test_slab_colour.py"]),

@@ -36,7 +36,7 @@ it) the guest has no PMU: the software events (hwsoft), and every verdict is
 
 The report (WORK/report.md): for each hw-pair, workload and metric, the
 hardware's change with its 95% interval paired over the rounds
-(bench/paired.py) beside the simulator's for the same pair on this CPU's
+(bench/lib/paired.py) beside the simulator's for the same pair on this CPU's
 caches (the probe decodes them; the committed raw figures of the pair's
 simulation where they hold this geometry, else "missing"), and a verdict:
 confirmed (the same sign, the hardware interval excludes 0), refuted (the
@@ -208,7 +208,7 @@ def parse_console(text, metrics):
 
 def net(phases):
     """[Workload]: each web phase less the boot's one-request web phase (ab's
-    start-up), as the simulator's figures are (benchdata.net())."""
+    start-up), as the simulator's figures are (bench.lib.runner.net())."""
     start = [(p, v) for p, v in phases if p.start_up]
     out = []
     for p, values in phases:
@@ -556,7 +556,7 @@ class Report:
         out += ["| %s | %s | %s | %s |" % (v[2], v[0], v[1], v[3])
                 for k, v in sorted(self.kernels.items())]
         out += ["", "Each row: the case against its control, the mean change per event "
-                "with its 95% interval paired over the rounds (bench/paired.py); the "
+                "with its 95% interval paired over the rounds (bench/lib/paired.py); the "
                 "simulator's for the same pair on these caches; the verdict: confirmed "
                 "(same sign, the hardware interval excludes 0), refuted (opposite sign, "
                 "excluding 0), else inconclusive.", "",

@@ -95,4 +95,4 @@ bench-paired-ring: deps-bench probe-build ## [bench] the ring of N = 4..24 tasks
 # (QUICK=1: build/bench/l2-attribution-quick).
 .PHONY: bench-l2-attribution
 bench-l2-attribution: deps-bench probe-build ## [bench] who misses and who evicts in the L2, by page frame owner -> docs/results/l2-attribution.md (QUICK=1)
-	@python3 bench/l2_attribution.py $(BENCH_FLAGS) $(if $(IMAGE),--image $(IMAGE))
+	@python3 -m bench run l2-attribution $(BENCH_FLAGS) $(if $(IMAGE),--image $(IMAGE))

@@ -9,6 +9,7 @@ with hand-computed answers; the caches of the bench's CPU from the real
 kcolour-probe on the fixture.
 """
 
+import importlib
 import subprocess
 import sys
 import tempfile
@@ -19,6 +20,7 @@ sys.path.insert(0, str(TOP))
 from bench import colouring as bench  # noqa: E402
 from bench import cpus, paired_bench  # noqa: E402
 from bench.lib import runner as benchdata  # noqa: E402
+import bench.__main__ as bench_main  # noqa: E402
 from harness import tap  # noqa: E402
 
 
@@ -269,6 +271,16 @@ def main():
     t(lines[0].startswith("- placebo: no measurable effect on any of the 1 workloads") and
       lines[1].startswith("- on: different on 1 of 1 workloads: w -2.00% ["),
       "bench: the verdict lines say which cases differ from off", lines)
+    # python3 -m bench run NAME: what follows NAME reaches the experiment
+    # untouched, "--" and all (make perf-ab CMD="..." needs it).
+    t(bench_main.split(["run", "perf-ab", "--", "hackbench", "-g", "4"]) ==
+      (["run", "perf-ab"], ["--", "hackbench", "-g", "4"]) and
+      bench_main.split(["run", "off-cost", "--quick"]) == (["run", "off-cost"], ["--quick"]) and
+      bench_main.split(["list"]) == (["list"], []),
+      "python3 -m bench run NAME passes what follows NAME on untouched, -- included")
+    t(all(hasattr(importlib.import_module("bench." + m), "main")
+          for m, _, _ in bench_main.EXPERIMENTS.values()),
+      "every experiment python3 -m bench list names has a main()")
     return t.plan()
 
 

@@ -926,11 +926,23 @@ class GuestLinesTest(unittest.TestCase):
             self.assertEqual(self.lines("one\ntwo  words\n", kmsg), "one\ntwo  words\n")
             self.assertFalse(os.path.exists(kmsg + ".done"))
 
+    def test_write_refused(self):
+        """a line whose write fails (/dev/full, as /dev/kmsg fails a line over
+        its 1 KiB) is printed as it is"""
+        fn = re.search(r"^lines\(\) \{\n.*?^\}\n", qemu.INIT, re.S | re.M).group(0)
+        script = fn.replace(">/dev/kmsg", ">/dev/full").replace(
+            "/tmp/.kcolour-lines-done", "/dev/null") + "lines\n"
+        out = subprocess.run(["busybox", "sh", "-c", script], input="x" * 2000 + "\n",
+                             text=True, capture_output=True, check=True).stdout
+        self.assertEqual(out, "x" * 2000 + "\n")
+
     def test_devkmsg_only_when_asked(self):
         """the harness asks for the log's lines except on deterministic boots"""
-        self.assertIn("printk.devkmsg=on", qemu.Boot("a", "b", "c", "/tmp").args)
-        self.assertNotIn("printk.devkmsg=on",
-                         qemu.Boot("a", "b", "c", "/tmp", deterministic=True).args)
+        self.assertEqual(qemu.Boot("a", "b", "c", "/tmp", args=["x", "printk.devkmsg=off"]).args,
+                         ["x", "printk.devkmsg=off"] + qemu.GUEST_LINES_ARGS)
+        self.assertEqual(qemu.Boot("a", "b", "c", "/tmp", args=["x"], deterministic=True).args,
+                         ["x"])
+        self.assertIn("case ${kcolour_lines:-} in", qemu.INIT)
 
 
 class ConsoleTest(unittest.TestCase):
