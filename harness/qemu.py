@@ -44,6 +44,20 @@ SPLAT = re.compile(r"(^|\] )(BUG: |WARNING: |Oops: |Kernel panic|UBSAN: |"
                    r"INFO: task .* blocked|kernel BUG at)|KASAN")
 
 
+def dump(path, name):
+    """Guest shell that prints the file at path for dumped(): each line tagged
+    "DUMP name: ", so that a kernel line the console prints among them, a
+    clocksource warning say, is no part of the file."""
+    return "sed 's/^/DUMP %s: /' %s\n" % (name, path)
+
+
+def dumped(console, name):
+    """The file dump(path, name) printed on the console, untagged, in order."""
+    tag = "DUMP %s: " % name
+    return "".join(line[len(tag):] + "\n" for line in console.replace("\r", "").splitlines()
+                   if line.startswith(tag))
+
+
 # The kernel arguments that send the guest's lines through the kernel's log
 # (INIT's lines()).
 GUEST_LINES_ARGS = ["log_buf_len=1M", "printk.devkmsg=on", "kcolour_lines=kmsg"]

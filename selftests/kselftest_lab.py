@@ -29,16 +29,14 @@ OUT = util.BUILD / "kselftest-lab"
 COLLECTION = "kstack_colour"
 TESTS = ("kstack_colour_test", "kstack_colour_stress")
 # The guest's side: run_kselftest.sh's output into a file, then that file
-# between markers, so that kernel messages on the console do not mix in.
+# with each line tagged (qemu.dump()), so that kernel messages on the
+# console do not mix in.
 # runner.sh opens /dev/stdout again, so the file it names is appended to,
 # or the two offsets would overwrite each other.
 RUN = """cd /kselftest || exit 1
 ./run_kselftest.sh -c %s >>/tmp/ksft.out 2>&1
 echo "run_kselftest.sh rc=$?"
-echo KSFT-OUTPUT-BEGIN
-cat /tmp/ksft.out
-echo KSFT-OUTPUT-END
-""" % COLLECTION
+%s""" % (COLLECTION, qemu.dump("/tmp/ksft.out", "ksft"))
 SUMMARY = re.compile(r"Testing complete\. Ran (\d+) tests: passed: (\d+)(.*)")
 
 
@@ -83,9 +81,8 @@ def main():
     say("booting the test image: run_kselftest.sh -c %s" % COLLECTION)
     r = qemu.run([qemu.Boot("kselftest-lab", image, initramfs, OUT, smp=2, timeout=900,
                             args=["kstack_colour=on"])])[0]
-    m = re.search(r"run_kselftest\.sh rc=(\d+)\n.*?KSFT-OUTPUT-BEGIN\n(.*?)KSFT-OUTPUT-END",
-                  r.console.replace("\r", ""), re.S)
-    output = m.group(2) if m else ""
+    m = re.search(r"^run_kselftest\.sh rc=(\d+)$", r.console.replace("\r", ""), re.M)
+    output = qemu.dumped(r.console, "ksft")
     (OUT / "run_kselftest.out").write_text(output)
     t(r.ok and bool(m) and m.group(1) == "0", "run_kselftest.sh -c %s exits 0 in the guest "
       "(console: %s.log)" % (COLLECTION, r.boot.file))

@@ -35,8 +35,8 @@ FORMATS = {"default": "", "ip,sym": "-G -F ip,sym", "ip": "-G -F ip"}
 RUN = ("perf record -q -e cpu-clock:k -F 1000 -a -g -o /tmp/perf.data -- sh -c '%s'\n"
        'echo "RECORD rc=$?"\n' % LOOP + "".join(
            "perf script -i /tmp/perf.data %s > /tmp/%s.txt; echo \"SCRIPT %s rc=$?\"\n"
-           "echo '=== BEGIN %s'; cat /tmp/%s.txt; echo '=== END %s'\n"
-           % (flags, name, name, name, name, name) for name, flags in FORMATS.items()))
+           "%s" % (flags, name, name, qemu.dump("/tmp/%s.txt" % name, name))
+           for name, flags in FORMATS.items()))
 # What a fork and exec loop runs in the kernel: at least LOOP_SHARE of the
 # samples (46% here; idle, had perf sampled the wrong thing, matches none).
 LOOP_WORK = re.compile(r"fault|clear_page|copy_page|copy_process|exec|fork|mmap|unmap|pte|"
@@ -47,9 +47,8 @@ say = functools.partial(qemu.say, "perf-profile-guest")
 
 
 def dumps(console):
-    """{format: its perf script output} between the guest's markers."""
-    return {m.group(1): m.group(2) for m in re.finditer(
-        r"^=== BEGIN (\S+)\n(.*?)^=== END \1$", console, re.M | re.S)}
+    """{format: its perf script output}, of the formats the guest printed."""
+    return {f: out for f in FORMATS for out in [qemu.dumped(console, f)] if out}
 
 
 def main():
