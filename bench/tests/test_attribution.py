@@ -15,6 +15,7 @@ from pathlib import Path
 TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))
 from bench import attribution as at  # noqa: E402
+from bench.lib import pagemap  # noqa: E402
 from harness import tap  # noqa: E402
 
 # Frames 100-107 a task_struct slab, 108 a page table, 110-111 free; the
@@ -51,14 +52,14 @@ class FakePhase:
 
 def main():
     t = tap.Tap()
-    maps = at.page_maps(CONSOLE)
+    maps = pagemap.page_maps(CONSOLE)
     t(len(maps) == 2, "page_maps: two maps, one per 'page_map end' (%d)" % len(maps))
     m = maps[0]
     t([m.owner(p) for p in (0, 99, 100, 107, 108, 109, 111, 112)] ==
       ["reserved", "reserved", "slab:task_struct", "slab:task_struct", "pgtable", "unmapped",
        "free", "unmapped"], "PageMap.owner: run edges, the hole at 109 and past the end")
     t(maps[1].owner(150) == "other" and not m.problems(), "the second map; runs ascend")
-    t(at.PageMap([(0, 10, "a"), (5, 1, "b")]).problems() != [],
+    t(pagemap.PageMap([(0, 10, "a"), (5, 1, "b")]).problems() != [],
       "PageMap.problems: overlapping runs are reported")
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "c").write_text(CONFLICTS)
