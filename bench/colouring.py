@@ -32,6 +32,7 @@ from bench.lib.cases import STACK_CASES, TARGET
 from bench.lib.cost import cycles, latency
 from bench.lib.runner import (CACHES, Doc, REGIONS, ROOT, Run, Spread, facts, fmt, net, parser,
                               pct, plot_png, plugin_geometry, probe_caches, run_args, util)
+
 CASES = [(n, "bench", a) for n, a in STACK_CASES] + [
     ("task", "bench", "kstack_colour=task"),
     ("rko", "bench-base", "randomize_kstack_offset=on"), ("base", "bench-base", "")]

@@ -31,7 +31,7 @@ class Error(RuntimeError):
     """The project's one error: a step failed or an input is wrong; the message
     says which and where (a build step: where its log is).  Each tool's own
     errors derive from it (forkrate's Failure, hot_text's Error); a RuntimeError,
-    so that older `except RuntimeError` sites catch it too.  bench/perfab.py (python3 -m bench run perf-ab),
+    so that older `except RuntimeError` sites catch it too.  bench/perfab.py,
     stdlib only for a real machine, keeps its PerfabError."""
 
 

@@ -898,13 +898,14 @@ class GuestLinesTest(unittest.TestCase):
     log, whole; a line the log refuses goes to the console as it is.  Run on
     this host with /dev/kmsg replaced by a file (the host's log is not touched)."""
 
-    def lines(self, text, kmsg):
-        """stdout of lines() on text; its records are appended to kmsg (a
-        file: appending stands in for /dev/kmsg's one record a write)."""
+    def lines(self, text, kmsg, done=None):
+        """stdout of lines() on text, /dev/kmsg redirected to kmsg (">>FILE":
+        appending stands in for its one record a write), the end-marker
+        file to done (default kmsg.done)."""
         fn = re.search(r"^lines\(\) \{\n.*?^\}\n", qemu.INIT, re.S | re.M).group(0)
         self.assertIn(">/dev/kmsg", fn)
-        script = fn.replace(">/dev/kmsg", ">>" + kmsg).replace(
-            "/tmp/.kcolour-lines-done", kmsg + ".done") + "lines\n"
+        script = fn.replace(">/dev/kmsg", kmsg).replace(
+            "/tmp/.kcolour-lines-done", done or kmsg.lstrip(">") + ".done") + "lines\n"
         return subprocess.run(["busybox", "sh", "-c", script], input=text, text=True,
                               capture_output=True, check=True).stdout
 
@@ -913,7 +914,7 @@ class GuestLinesTest(unittest.TestCase):
         marker noted; nothing on the console itself"""
         with tempfile.TemporaryDirectory() as d:
             kmsg = os.path.join(d, "kmsg")
-            out = self.lines("a b\n\n  c\\d\nKCOLOUR-INIT-DONE rc=0\n", kmsg)
+            out = self.lines("a b\n\n  c\\d\nKCOLOUR-INIT-DONE rc=0\n", ">>" + kmsg)
             self.assertEqual(out, "")
             self.assertEqual(Path(kmsg).read_text(),
                              "<4>a b\n<4>\n<4>  c\\d\n<4>KCOLOUR-INIT-DONE rc=0\n")
@@ -923,18 +924,14 @@ class GuestLinesTest(unittest.TestCase):
         """a line the log refuses (here: it cannot be opened) is printed as it is"""
         with tempfile.TemporaryDirectory() as d:
             kmsg = os.path.join(d, "no-such-dir", "kmsg")
-            self.assertEqual(self.lines("one\ntwo  words\n", kmsg), "one\ntwo  words\n")
+            self.assertEqual(self.lines("one\ntwo  words\n", ">>" + kmsg), "one\ntwo  words\n")
             self.assertFalse(os.path.exists(kmsg + ".done"))
 
     def test_write_refused(self):
         """a line whose write fails (/dev/full, as /dev/kmsg fails a line over
         its 1 KiB) is printed as it is"""
-        fn = re.search(r"^lines\(\) \{\n.*?^\}\n", qemu.INIT, re.S | re.M).group(0)
-        script = fn.replace(">/dev/kmsg", ">/dev/full").replace(
-            "/tmp/.kcolour-lines-done", "/dev/null") + "lines\n"
-        out = subprocess.run(["busybox", "sh", "-c", script], input="x" * 2000 + "\n",
-                             text=True, capture_output=True, check=True).stdout
-        self.assertEqual(out, "x" * 2000 + "\n")
+        self.assertEqual(self.lines("x" * 2000 + "\n", ">/dev/full", done="/dev/null"),
+                         "x" * 2000 + "\n")
 
     def test_devkmsg_only_when_asked(self):
         """the harness asks for the log's lines except on deterministic boots"""
