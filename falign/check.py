@@ -162,6 +162,27 @@ def check_packed(t, tree):
     left = unexcused_crossings(obj)
     t(left == [], "packed: no function under 64 bytes crosses a line but the excused ones%s"
       % (": " + "; ".join(left) if left else ""))
+    check_packed_sections(t, obj)
+
+
+def check_packed_sections(t, obj):
+    """Why HOT_TEXT_ORDER excludes packed: in a section of its own, a 4-byte
+    function's .p2align 6,,3 still makes its whole section 64-aligned, so the
+    link would start it on a line."""
+    src, out = obj / "packed-section.c", obj / "packed-section.o"
+    src.write_text("int packed_section_inc(int x)\n{\n\treturn x + 1;\n}\n")
+    cmd = ["gcc", "-O2", "-falign-functions=64", "-flimit-function-alignment",
+           "-ffunction-sections"]
+    asm = subprocess.run(cmd + ["-S", "-o", "-", str(src)], capture_output=True, text=True)
+    ok = subprocess.run(cmd + ["-c", "-o", str(out), str(src)]).returncode == 0
+    sections = subprocess.run(["readelf", "-SW", str(out)], capture_output=True,
+                              text=True).stdout if ok else ""
+    align = next((l.split()[-1] for l in sections.splitlines()
+                  if ".text.packed_section_inc" in l), None)
+    t(".p2align 6,,3" in asm.stdout and align == "64",
+      "packed: with -ffunction-sections, a 4-byte function asks .p2align 6,,3 and its section "
+      "is %s-aligned (64: why HOT_TEXT_ORDER excludes packed)" % align,
+      diag=[l for l in asm.stdout.splitlines() if "p2align" in l])
 
 
 def check_default(t, tree):
