@@ -56,7 +56,7 @@ def main(argv=None):
     args = p.parse_args(mine)
     if args.command == "list":
         for name, (_, target, what) in EXPERIMENTS.items():
-            print("%-15s %-32s %s" % (name, target, what))
+            print("%-21s %-34s %s" % (name, target, what))
         return 0
     module = importlib.import_module("bench." + EXPERIMENTS[args.name][0])
     return module.main(rest)

@@ -51,7 +51,7 @@ QUICK_PICK, QUICK_SCORE = (1,), (2,)
 QUICK_CPUS = ("K8", "TigerLake")
 # The plugin's primary caches (its defaults), simulated once more as the last
 # cpus= hierarchy: it must count exactly what the primary L2 counts.
-PRIMARY = "32768:8:64-32768:8:64-4194304:16:64"
+PRIMARY = "-".join("%d:%d:%d" % facts.default_model()[1][c] for c in ("L1D", "L1I", "L2"))
 # The derived setting is within target where it is not measurably worse
 # than the optimum by more than this (its interval's lower end).
 TARGET_SLACK = 3.0

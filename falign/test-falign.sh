@@ -13,6 +13,7 @@ TOOL=$(realpath "${1:-$HERE/falign-report}")
 INPUTS=$HERE/tests
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=SCRIPTDIR/../harness/tap.sh
 . "$HERE/../harness/tap.sh"
 
 # json FILE EXPR: a python expression over the parsed JSON as j, with the

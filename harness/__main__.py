@@ -5,6 +5,7 @@ of tools/testing/kunit/kunit.py."""
 import argparse
 import sys
 from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import bisect_check, deb, kernel, qemu, series, tap, util
 
@@ -41,12 +42,14 @@ def fragments(a):
     return a.fragments.split()
 
 
+Flag = Tuple[List[str], Dict[str, Any]]
+Command = Tuple[str, Callable[[argparse.Namespace], Optional[int]], List[Flag]]
 # NAME: (help, run(args) -> exit status or None, [(flag args, flag kwargs)]).
-NAME = (["name"], {"nargs": "?", "help": "an image of facts.tsv (default: test), or the object "
-                                         "dir's name with --fragments"})
-FRAGMENTS = (["--fragments"], {"default": "", "help": 'a fragment list, "a b" '
-                                                     '(Kconfig-fragments/NAME.config)'})
-COMMANDS = {
+NAME: Flag = (["name"], {"nargs": "?", "help": "an image of facts.tsv (default: test), or the "
+                                               "object dir's name with --fragments"})
+FRAGMENTS: Flag = (["--fragments"], {"default": "", "help": 'a fragment list, "a b" '
+                                                           '(Kconfig-fragments/NAME.config)'})
+COMMANDS: Dict[str, Command] = {
     "image": ("build an image, or take it from the cache; prints the bzImage path",
               lambda a: print(kernel.image(a.name, fragments(a), a.base, a.rebuild)),
               [NAME, FRAGMENTS,

@@ -8,6 +8,8 @@ builds are not images: nothing is cached.
 """
 
 import re
+from pathlib import Path
+from typing import List
 
 from . import facts
 from .kconfig import fragment_files
@@ -16,7 +18,7 @@ from .series import Tree, lay_tree, whitelist_widened
 from .util import BUILD, Error, git, say
 
 
-def defined_in(tree, path):
+def defined_in(tree: Path, path: Path) -> bool:
     """Whether every option the fragment at path sets is defined in the
     tree as checked out: a commit before the one that adds an option
     builds without that option's fragment."""
@@ -27,7 +29,7 @@ def defined_in(tree, path):
     return wanted <= {l.split()[-1] for l in found.splitlines()}
 
 
-def main():
+def main() -> int:
     """Build every commit of the series on its own: with every fragment of
     the test image whose options that commit has, then the same with the
     tristate options the series adds or its tests use as modules
@@ -47,7 +49,7 @@ def main():
     failed = 0
     try:
         for c in git(tree.path, "rev-list", "--reverse", "kcolour-base..HEAD").split():
-            built = []
+            built: List[List[str]] = []
             git(tree.path, "checkout", "-q", c)
             subject = git(tree.path, "log", "-1", "--format=%h %s", c)
             widened = whitelist_widened(tree.path, c)

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import NamedTuple, Optional
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from . import facts, tap, util
 
@@ -26,14 +26,15 @@ PROGRESS = re.compile(r"^\[[\w.+=/-]+\] ")
 LOGDIR = facts.ROOT / "build/test-logs"   # python3 -m harness check --logdir DIR
 
 
-def say(line):
+def say(line: str) -> None:
     """A line of make check's output in one write: a background suite's
     lines come from another thread, and print() writes the newline apart."""
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 
-def run_suite(name, cmd, env=None, background=False):
+def run_suite(name: str, cmd: Sequence[str], env: Optional[Mapping[str, str]] = None,
+              background: bool = False) -> Tuple[int, int, int, float]:
     """(passed, failed, skipped, seconds) of one suite; a background one's
     progress lines are marked with its name."""
     LOGDIR.mkdir(parents=True, exist_ok=True)
@@ -46,9 +47,10 @@ def run_suite(name, cmd, env=None, background=False):
     with open(log, "w") as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True, cwd=facts.ROOT,
                              env=dict(os.environ, **(env or {})), stdin=subprocess.DEVNULL)
-        err_lines = []
+        err_lines: List[str] = []
 
-        def relay():
+        def relay() -> None:
+            assert p.stderr is not None  # stderr=subprocess.PIPE
             with open(LOGDIR / (name + ".err"), "w") as err:
                 for line in p.stderr:
                     err_lines.append(line)
@@ -91,22 +93,23 @@ class Suite(NamedTuple):
     """A suite of suites.py: background=True starts it at its place, beside
     the suites after it."""
     name: str
-    cmd: list
-    env: Optional[dict] = None
+    cmd: List[str]
+    env: Optional[Dict[str, str]] = None
     background: bool = False
 
 
-def main(suites):
+def main(suites: Iterable[Sequence[Any]]) -> int:
     """Run the suites ((name, cmd[, env[, background]])) in order; print the
     table, in that order, and the closing line."""
-    suites = [Suite(*s) for s in suites]
+    todo = [Suite(*s) for s in suites]
     with concurrent.futures.ThreadPoolExecutor() as pool:
         # In order: a background suite is submitted at its place, the others run there.
         runs = [pool.submit(run_suite, s.name, s.cmd, s.env, True) if s.background
-                else run_suite(s.name, s.cmd, s.env) for s in suites]
+                else run_suite(s.name, s.cmd, s.env) for s in todo]
         results = [r.result() if isinstance(r, concurrent.futures.Future) else r for r in runs]
-    rows, total = [], [0, 0, 0]
-    for s, (p, f, k, secs) in zip(suites, results):
+    rows: List[str] = []
+    total = [0, 0, 0]
+    for s, (p, f, k, secs) in zip(todo, results):
         rows.append("%-22s %5d %5d %5d %6ds" % (s.name, p, f, k, secs))
         total = [total[0] + p, total[1] + f, total[2] + k]
     print()

@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterable, Optional, Union
 
 from .kernel import Kmake
 from .kernel import make_vars as kernel_make_vars
@@ -32,11 +33,11 @@ LOCALVERSION = "-kcolour"
 KEYS = ("CONFIG_SYSTEM_TRUSTED_KEYS", "CONFIG_SYSTEM_REVOCATION_KEYS")
 
 
-def running_config():
+def running_config() -> Path:
     return Path("/boot/config-%s" % os.uname().release)
 
 
-def read_config(path):
+def read_config(path: Union[str, "os.PathLike[str]"]) -> str:
     """The text of a kernel .config (xz-compressed too); Error if it is missing
     or is not one."""
     path = Path(path)
@@ -57,8 +58,10 @@ def read_config(path):
         "".join('%s=""\n' % k for k in KEYS)
 
 
-def main(config=None, localmodconfig=False, configure_only=False, obj=OBJ,
-         localversion=LOCALVERSION, extra=(), hot_text_profile=None):
+def main(config: Optional[str] = None, localmodconfig: bool = False,
+         configure_only: bool = False, obj: Union[str, "os.PathLike[str]"] = OBJ,
+         localversion: str = LOCALVERSION, extra: Iterable[str] = (),
+         hot_text_profile: Optional[str] = None) -> int:
     """Configure (and unless configure_only, build) the packages; returns 0."""
     path = Path(config) if config else running_config()
     if not config and not path.exists():

@@ -41,6 +41,28 @@ def image_spec(name: str) -> Tuple[str, List[str]]:
     return tree, frags.split()
 
 
+Geometry = Tuple[int, int, int]
+UNITS = {"K": 1 << 10, "M": 1 << 20}
+
+
+def geometry(spec: str) -> Geometry:
+    """(size, ways, line) in bytes of SIZE:WAYS:LINE (SIZE with an optional K
+    or M), the one spelling of a cache's geometry; ValueError if malformed."""
+    fields = spec.split(":")
+    if len(fields) != 3:
+        raise ValueError("%r: not SIZE:WAYS:LINE" % spec)
+    size, ways, line = fields
+    scale = UNITS.get(size[-1:], 1)
+    return (int(size[:-1] if scale > 1 else size) * scale, int(ways), int(line))
+
+
+def default_model() -> Tuple[str, Dict[str, Geometry]]:
+    """The QEMU model a boot takes unless told, and its caches as the
+    simulator takes them unless told: (model, {"L1D": ..., "L1I": ..., "L2": ...})."""
+    (model, l1d, l1i, l2), = rows("model-default")
+    return model, {"L1D": geometry(l1d), "L1I": geometry(l1i), "L2": geometry(l2)}
+
+
 def models() -> Dict[str, Dict[str, Union[str, bool]]]:
     """{model: {source, l1d, l2, sysfs}} of the QEMU models tested."""
     return {m: dict(source=s, l1d=d, l2=l2, sysfs=y == "yes")

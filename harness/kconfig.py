@@ -17,14 +17,19 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence
 
 from . import facts
 from .util import Error, say
 
+if TYPE_CHECKING:  # kernel imports this module
+    from .kernel import Kmake
+
 FRAGDIR = facts.ROOT / "Kconfig-fragments"
 
 
-def fragment_files(fragments):
+def fragment_files(fragments: Iterable[str]) -> List[Path]:
     """The paths of fragment names ("kcolour" or "kcolour.config")."""
     paths = [FRAGDIR / (f if f.endswith(".config") else f + ".config") for f in fragments]
     for p in paths:
@@ -33,7 +38,8 @@ def fragment_files(fragments):
     return paths
 
 
-def configure(kmake, frags, verify=True, start=None):
+def configure(kmake: "Kmake", frags: Sequence[Path], verify: bool = True,
+              start: Optional[str] = None) -> None:
     """tinyconfig (or the .config text start) + the fragments, olddefconfig;
     verify: fail naming every fragment line that did not survive.  An
     unchanged .config keeps its old timestamp, so an incremental build
@@ -55,6 +61,7 @@ def configure(kmake, frags, verify=True, start=None):
                 sys.stderr.write("".join(log.read_text().splitlines(True)[-20:]))
                 raise Error("configuration failed (log: %s)" % log)
     if before is not None and config.read_bytes() == before:
+        assert stat is not None  # read with before
         os.utime(config, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     missing = verify_config(frags, config.read_text()) if verify else []
     if missing:
@@ -63,11 +70,11 @@ def configure(kmake, frags, verify=True, start=None):
                     "dependencies?); see %s" % (len(missing), config))
 
 
-def verify_config(frags, config):
+def verify_config(frags: Iterable[Path], config: str) -> List[str]:
     """The CONFIG_ lines the fragments ask for (the last fragment wins) that
     .config does not have: merge_config.sh drops values whose dependencies
     are unmet."""
-    want = {}
+    want: Dict[str, Optional[str]] = {}
     for f in frags:
         for line in f.read_text().splitlines():
             m = re.match(r"^(CONFIG_\w+)=n$|^# (CONFIG_\w+) is not set", line)
@@ -75,22 +82,22 @@ def verify_config(frags, config):
                 want[m.group(1) or m.group(2)] = None
             elif re.match(r"^CONFIG_\w+=", line):
                 want[line.split("=", 1)[0]] = line
-    have = {}
+    have: Dict[str, str] = {}
     for line in config.splitlines():
         m = re.match(r"^(CONFIG_\w+)=|^# (CONFIG_\w+) is not set", line)
         if m:
             have[m.group(1) or m.group(2)] = line
-    missing = []
-    for sym, line in want.items():
+    missing: List[str] = []
+    for sym, wanted in want.items():
         got = have.get(sym, "absent")
-        if line is None and got.startswith(sym + "="):
+        if wanted is None and got.startswith(sym + "="):
             missing.append("# %s is not set (have: %s)" % (sym, got))
-        elif line is not None and got != line:
-            missing.append("%s (have: %s)" % (line, got))
+        elif wanted is not None and got != wanted:
+            missing.append("%s (have: %s)" % (wanted, got))
     return missing
 
 
-def menuconfig(kmake):
+def menuconfig(kmake: "Kmake") -> None:
     """make menuconfig on the .config of kmake's object dir, then what changed."""
     obj = kmake.obj
     if not (obj / ".config").exists():

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterable, List, Optional, Sequence, Union
 
 from . import facts, kconfig
 from .series import Tree, base_id, series_digest, series_patches
@@ -84,7 +85,7 @@ MAKE_VAR = re.compile(r"^# make ([A-Z][A-Z0-9_]*)=(\S+)$")
 FILE_VARS = ("HOT_TEXT_PROFILE",)
 
 
-def make_vars(frags):
+def make_vars(frags: Iterable[Path]) -> List[str]:
     """The NAME=VALUE make arguments of fragment files, in order."""
     return ["%s=%s" % m.groups() for f in frags for m in map(MAKE_VAR.match,
                                                              f.read_text().splitlines()) if m]
@@ -209,7 +210,8 @@ class Kmake:
     compiler command is the same in any clone at any path: ccache then hits
     across clones (kbuild names sources by absolute path)."""
 
-    def __init__(self, tree, obj, llvm=None, make_vars=()):
+    def __init__(self, tree: Union[str, "os.PathLike[str]"], obj: Union[str, "os.PathLike[str]"],
+                 llvm: Optional[str] = None, make_vars: Sequence[str] = ()) -> None:
         """llvm: build with LLVM=llvm (e.g. "-16", clang-16) instead of GCC;
         make_vars: NAME=VALUE arguments of every make (make_vars())."""
         self.tree, self.obj = Path(tree), Path(obj)
@@ -221,25 +223,29 @@ class Kmake:
                         **REPRODUCIBLE)
         self.compiler = ["LLVM=" + llvm] if llvm else ["CC=ccache gcc", "HOSTCC=ccache gcc"]
 
-    def cmd(self, *targets, jobs=None):
+    def cmd(self, *targets: str, jobs: Optional[int] = None) -> List[str]:
         return (["make", "-C", str(self.tree), "ARCH=x86_64", "O=%s" % self.obj] +
                 self.compiler + self.make_vars + (["-j%d" % jobs] if jobs else []) +
                 list(targets))
 
-    def configure(self, frags, verify=True, start=None):
+    def configure(self, frags: Sequence[Path], verify: bool = True,
+                  start: Optional[str] = None) -> None:
         """kconfig.configure() in this object dir: tinyconfig (or the .config
         text start) + the fragments, olddefconfig, verified."""
         kconfig.configure(self, frags, verify, start)
 
-    def build(self, *targets):
+    def build(self, *targets: str) -> float:
         """bzImage (or targets) with -j$(nproc); a progress line every 30 s."""
         log = self.obj / "build.log"
         log.write_text("")
         start = last = time.time()
         targets = targets or ("bzImage",)
-        say("building %s with -j%d (log: %s)" % (" ".join(targets), os.cpu_count(), log))
+        cpus = os.cpu_count()
+        if cpus is None:
+            raise Error("cannot tell this machine's CPU count (os.cpu_count()) for make -j")
+        say("building %s with -j%d (log: %s)" % (" ".join(targets), cpus, log))
         with open(log, "a") as f:
-            p = subprocess.Popen(self.cmd(*targets, jobs=os.cpu_count()), stdout=f,
+            p = subprocess.Popen(self.cmd(*targets, jobs=cpus), stdout=f,
                                  stderr=subprocess.STDOUT, env=self.env)
             while p.poll() is None:
                 time.sleep(2)

@@ -6,7 +6,8 @@
 # to the kernel command line "console=ttyS0 panic=-1".
 #
 # Environment:
-#   CPU=Skylake-Client  QEMU -cpu model (options allowed: "Conroe,level=2")
+#   CPU=MODEL           QEMU -cpu model (options allowed: "Conroe,level=2");
+#                       default facts.tsv's model-default
 #   SMP=2               virtual CPUs (1 under DETERMINISTIC=1), one per
 #                       socket: the test kernel has no ACPI, and SeaBIOS's
 #                       MP table lists one CPU per package (a full -smp spec
@@ -30,7 +31,7 @@
 # log are shown).
 set -euo pipefail
 
-CPU=${CPU:-Skylake-Client}
+CPU=${CPU:-$(awk -F'\t' '$1 == "model-default" { print $2 }' "$(dirname "$0")/../facts.tsv")}
 SMP=${SMP:-$([ "${DETERMINISTIC:-0}" = 1 ] && echo 1 || echo 2)}
 MEM=${MEM:-512M}
 TIMEOUT=${TIMEOUT:-180}

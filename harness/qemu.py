@@ -27,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import util
+from . import facts, util
 from .facts import ROOT
 
 QEMU_RUN = ROOT / "harness/qemu-run.sh"
@@ -66,14 +66,16 @@ GUEST_LINES_ARGS = ["log_buf_len=1M", "printk.devkmsg=on", "kcolour_lines=kmsg"]
 class Boot:
     """One QEMU run of IMAGE (a kernel.Image or a bzImage path)."""
 
-    def __init__(self, name, image, initramfs, out, model="Skylake-Client", smp=1, mem="512M",
+    def __init__(self, name, image, initramfs, out, model=None, smp=1, mem="512M",
                  timeout=600, args=(), plugin=None, deterministic=False, single_thread=False,
                  qemu_args=(), accel=None, pin_cpu=None):
-        """accel: "kvm" for KVM (qemu-run.sh's ACCEL; default TCG); pin_cpu: the
-        host CPU QEMU runs on (PIN_CPU)."""
+        """model: QEMU's -cpu (default facts.tsv's model-default); accel: "kvm"
+        for KVM (qemu-run.sh's ACCEL; default TCG); pin_cpu: the host CPU QEMU
+        runs on (PIN_CPU)."""
         self.name, self.image, self.initramfs, self.out = name, image, initramfs, Path(out)
         self.accel, self.pin_cpu = accel, pin_cpu
-        self.model, self.smp, self.mem, self.timeout = model, smp, mem, timeout
+        self.model = model or facts.default_model()[0]
+        self.smp, self.mem, self.timeout = smp, mem, timeout
         # The guest's lines through the kernel's log, whole (INIT), except
         # where the boot is deterministic: its console depends on no host.
         # Last, so that no argument of the boot's own turns them off; a log

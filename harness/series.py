@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import List, Optional, Union
 
 from . import facts
 from .util import BUILD, CACHE, IDENTITY, Error, fmt_time, git, locked, say
@@ -59,6 +60,7 @@ class Series:
         if not listing.exists():
             return []
         out = [l.split("#", 1)[0].strip() for l in listing.read_text().splitlines()]
+        name: str  # filter(None, ...) of the Any-typed lines leaves it untyped
         for name in filter(None, out):
             if not (self.dir / name).exists():
                 raise Error("kernel-patches/%sseries lists %s, which does not exist"
@@ -108,15 +110,15 @@ TREE_LOCK = BUILD / ".linux.lock"   # held while build/linux is laid
 class Tree:
     """build/linux (or build/linux-base, the base alone) and its state."""
 
-    def __init__(self, base=False):
+    def __init__(self, base: bool = False) -> None:
         self.base = base
         self.path = BUILD / ("linux-base" if base else "linux")
         self.state = BUILD / "linux/.git/kcolour-state"
 
-    def exists(self):
+    def exists(self) -> bool:
         return (self.path / "Makefile").exists()
 
-    def unsaved(self):
+    def unsaved(self) -> str:
         """Why build/linux holds work that kernel-patches/ does not, or ""."""
         if self.base or not (self.path / ".git").exists():
             return ""
@@ -128,36 +130,36 @@ class Tree:
             return "build/linux has uncommitted changes (commit them, then 'make export')"
         return ""
 
-    def unsaved_settled(self):
+    def unsaved_settled(self) -> str:
         """unsaved(), once a make tree that another run is laying (make
         check's background build, say) has finished: a half-laid tree is not
         unsaved work."""
         with locked(TREE_LOCK, "make tree"):
             return self.unsaved()
 
-    def current(self):
+    def current(self) -> bool:
         """build/linux is exactly base + the current series."""
         return ((self.path / ".git").exists() and not self.unsaved() and
                 self._field("digest") == series_digest())
 
-    def _field(self, key):
+    def _field(self, key: str) -> str:
         for line in self.state.read_text().splitlines() if self.state.exists() else []:
             k, _, v = line.partition(" ")
             if k == key:
                 return v
         return ""
 
-    def write_state(self):
+    def write_state(self) -> None:
         self.state.write_text("head %s\ndigest %s\n" % (git(self.path, "rev-parse", "HEAD"),
                                                         series_digest()))
 
-    def ensure(self):
+    def ensure(self) -> None:
         """Lay the tree when it is missing or older than kernel-patches/;
         the base tree is a work tree of build/linux's kcolour-base tag."""
         with locked(TREE_LOCK, "make tree"):
             self._ensure()
 
-    def _ensure(self):
+    def _ensure(self) -> None:
         if not self.base:
             if not self.current():
                 say("build/linux is missing or older than kernel-patches/: running make tree")
@@ -216,7 +218,7 @@ def _make_base_repo(repo):
     return repo
 
 
-def lay_tree(force=False):
+def lay_tree(force: bool = False) -> None:
     """make tree: base + series as commits in build/linux."""
     start = time.time()
     tree = Tree()
@@ -367,7 +369,7 @@ WHITELIST_FILES = ["kernel/fork.c", "include/linux/sched/task.h",
 WHITELIST_WIDENED = re.compile(r"\b(usersize|useroffset)\s*([-+]=|=[^;=]*[-+](?!>))")
 
 
-def _function(text, name):
+def _function(text: str, name: str) -> Optional[str]:
     """The body of the C function NAME in text, or None."""
     m = re.search(r"^[^\n;]*\b%s\([^;{]*\)\s*\{" % re.escape(name), text, re.M)
     if not m:
@@ -380,11 +382,11 @@ def _function(text, name):
     return None
 
 
-def whitelist_widened(tree, commit):
+def whitelist_widened(tree: Union[str, "os.PathLike[str]"], commit: str) -> List[str]:
     """How commit widens the task_struct usercopy whitelist against the
     base, in the source: a changed body of the functions that compute it,
     or arithmetic on usersize/useroffset in the files that pass it on."""
-    problems = []
+    problems: List[str] = []
     for path in WHITELIST_FILES:
         old = git(tree, "show", "kcolour-base:" + path, check=False) or ""
         new = git(tree, "show", "%s:%s" % (commit, path), check=False) or ""

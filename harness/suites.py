@@ -63,6 +63,8 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # (docs/design.md keeps the history of earlier measurements).
         ("figures", [PY, "scripts/check_figures.py", "stable", ".", "falign", "bench", "README.md",
                      "docs/evidence.md", "docs/real-hardware.md"]),
+        # Every tracked shell script: no shellcheck finding.
+        ("shellcheck", ["bash", "scripts/check-shell.sh"]),
         # The text layouts' machinery: the bench image with and without
         # the seeded pads, booted under the simulator (make falign-layouts
         # runs every choice in three layouts).  It builds make check's

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The shell TAP helper (harness/tap.py is Python's, harness/tap.h C's):
 # source it, do not run it.
 #

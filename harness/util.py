@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator, Mapping, Optional, Sequence, Union
 
 from . import facts
 
@@ -35,12 +36,12 @@ class Error(RuntimeError):
     stdlib only for a real machine, keeps its PerfabError."""
 
 
-def say(msg):
+def say(msg: str) -> None:
     print("[kernel] " + msg, file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager
-def locked(path, what):
+def locked(path: Union[str, "os.PathLike[str]"], what: str) -> Iterator[bool]:
     """Hold path's exclusive lock, for what two runs at once (make check
     beside make bench, say) would otherwise both make: an image's object dir,
     build/linux, the cached base repo.  Yields True when it had to wait for
@@ -57,11 +58,12 @@ def locked(path, what):
         yield waited
 
 
-def fmt_time(secs):
+def fmt_time(secs: float) -> str:
     return "%dm%02ds" % (secs // 60, secs % 60)
 
 
-def git(tree, *args, check=True, env=None, capture=True):
+def git(tree: Union[str, "os.PathLike[str]"], *args: str, check: bool = True,
+        env: Optional[Mapping[str, str]] = None, capture: bool = True) -> str:
     r = subprocess.run(["git", "-C", str(tree)] + list(args), text=True, check=False,
                        capture_output=capture, env=dict(os.environ, **IDENTITY, **(env or {})))
     if check and r.returncode:
@@ -69,7 +71,7 @@ def git(tree, *args, check=True, env=None, capture=True):
     return (r.stdout or "").strip()
 
 
-def tool_version(cmd):
+def tool_version(cmd: Sequence[str]) -> str:
     """The first line of a tool's --version (cmd), or "?"."""
     r = subprocess.run(cmd, capture_output=True, text=True)
     return r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else "?"

@@ -413,9 +413,9 @@ def check(opts):
         metrics, counters = events_for(vendor, family, opts.generic), True
         cpu = "host,pmu=on"
     else:
-        vendor, family, model = "TCG", 0, "QEMU TCG, CPU model Skylake-Client (no PMU)"
+        cpu = facts.default_model()[0]
+        vendor, family, model = "TCG", 0, "QEMU TCG, CPU model %s (no PMU)" % cpu
         metrics, counters = software_events(), False
-        cpu = "Skylake-Client"
     images = {}
     for image in plan.images():
         try:

@@ -7,7 +7,7 @@
 # tools-probe builds, and its Kconfig defaults (the default policy too) are
 # that derivation's header's.  TAP output.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-$PWD/build}
 CP=${KCOLOUR_CACHE:-$HOME/.cache/kcolour}/checkpatch
 SHARED_FILES=(
@@ -30,6 +30,7 @@ series_patches() { # DIR: its patches, relative to kernel-patches/
 }
 patches=()
 for s in "${series[@]}"; do
+	# shellcheck disable=SC2086 # the line's fields, split on purpose
 	set -- $s
 	mapfile -t -O ${#patches[@]} patches < <(series_patches "$2")
 done
@@ -67,18 +68,19 @@ checkpatch() {
 	shift 2
 	out=$(cd "$CP" && ./scripts/checkpatch.pl --strict --no-tree -q "$@" "$OLDPWD/$file" 2>&1 |
 		grep -v 'spdxcheck\|ply import\|ModuleNotFoundError\|from ply\|Traceback\|^  File')
+	# shellcheck disable=SC2001 # a prefix on every line
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
 	tap "$([ -z "$out" ]; echo $?)" "$text"
 }
 for p in "${patches[@]}"; do
 	ignore=() what=""
 	if grep -Eq '^commit [0-9a-f]{40} upstream\.$' "kernel-patches/$p"; then
-		ignore=(--ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID) what=" (a stable backport)"
+		ignore=(--ignore "GIT_COMMIT_ID,UNKNOWN_COMMIT_ID") what=" (a stable backport)"
 	elif grep -q '^Cc: stable@vger.kernel.org$' "kernel-patches/$p"; then
 		# A fix for the stable tree: the commit its Fixes: tag names is
 		# one the base's one-commit history cannot know, and without a
 		# tag, the project could not name that commit here.
-		ignore=(--ignore UNKNOWN_COMMIT_ID,MISSING_FIXES_TAG) what=" (a stable fix)"
+		ignore=(--ignore "UNKNOWN_COMMIT_ID,MISSING_FIXES_TAG") what=" (a stable fix)"
 	fi
 	checkpatch "kernel-patches/$p" "checkpatch --strict: $p$what" "${ignore[@]}"
 	grep -q '^Signed-off-by: kcolour project <kcolour@example.org>$' "kernel-patches/$p"
@@ -90,6 +92,7 @@ done
 #     base named, checkpatch --strict clean.  A series after the first also
 #     applies to the base with only the series it needs (facts.tsv NEEDS).
 for s in "${series[@]}"; do
+	# shellcheck disable=SC2086 # the line's fields, split on purpose
 	set -- $s
 	name=$1 dir=$2 version=$3 needs=$4
 	mapfile -t own < <(series_patches "$dir")
@@ -117,14 +120,16 @@ for s in "${series[@]}"; do
 	# What it needs (NAME+NAME...), and what that needs, laid in the order
 	# make tree lays them.
 	declare -A wanted=()
-	todo=(${needs//+/ })
+	read -r -a todo <<<"${needs//+/ }"
 	while [ ${#todo[@]} -gt 0 ]; do
 		n=${todo[0]} todo=("${todo[@]:1}")
 		[ "$n" = base ] && continue
 		wanted[$n]=1
-		todo+=($(awk -F'\t' -v n="$n" '$1 == "series" && $2 == n { gsub(/\+/, " ", $5); print $5 }' facts.tsv))
+		mapfile -t -O ${#todo[@]} todo < <(awk -F'\t' -v n="$n" '$1 == "series" && $2 == n {
+			gsub(/\+/, " ", $5); k = split($5, w, " "); for (i = 1; i <= k; i++) print w[i] }' facts.tsv)
 	done
 	for t in "${series[@]}"; do
+		# shellcheck disable=SC2086 # the line's fields, split on purpose
 		set -- $t
 		[ -n "${wanted[$1]:-}" ] || continue
 		mapfile -t needed < <(series_patches "$2")
@@ -163,12 +168,14 @@ for c in git(tree, "rev-list", "--reverse", "kcolour-base..HEAD").split():
         print(git(tree, "log", "-1", "--format=%h %s", c) + ": " + w)
 PY
 )
+# shellcheck disable=SC2001 # a prefix on every line
 [ -z "$widened" ] || echo "$widened" | sed 's/^/# /'
 tap "$([ -z "$widened" ]; echo $?)" "no commit of the ${#patches[@]} widens the task_struct usercopy whitelist"
 
 # 3. tools-probe's copies of the derivation are the patched tree's, byte for
 #    byte, the way perf's check-headers.sh checks tools/include.
 for pair in "${SHARED_FILES[@]}"; do
+	# shellcheck disable=SC2086 # the line's fields, split on purpose
 	set -- $pair
 	if [ -f "$scratch/linux/$1" ] && cmp -s "$scratch/linux/$1" "$2"; then
 		tap 0 "$1 in the patched tree is $2, byte for byte"
@@ -193,7 +200,7 @@ for check in "step=BYTES.*?Default \K[0-9]+|KCOLOUR_DEFAULT_STEP" \
 	doc=$(printf '%s' "$entry" | grep -oP "${check%|*}" | head -1)
 	h=$(header_define "$geom_h" "${check##*|}")
 	# A policy's macro is KCOLOUR_POLICY_RR where the text says rr.
-	tap "$([ -n "$doc" ] && [ "$(printf %s "$doc" | tr a-z A-Z)" = "${h#KCOLOUR_POLICY_}" ]; echo $?)" \
+	tap "$([ -n "$doc" ] && [ "$(printf %s "$doc" | tr '[:lower:]' '[:upper:]')" = "${h#KCOLOUR_POLICY_}" ]; echo $?)" \
 		"kernel-parameters.txt's kstack_colour= ${check%%=*} ${doc:-(none)} is kcolour_geom.h ${check##*|} ${h:-(none)}"
 done
 rm -rf "$scratch"

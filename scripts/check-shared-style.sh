@@ -5,7 +5,7 @@
 # same style.  checkpatch comes from the base kernel (unpacked once into
 # KCOLOUR_CACHE).  TAP output.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 KCOLOUR_CACHE=${KCOLOUR_CACHE:-$HOME/.cache/kcolour}
 TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 CP=$KCOLOUR_CACHE/checkpatch
@@ -22,6 +22,7 @@ fi
 checkpatch_file() {
 	local out
 	out=$(cd "$CP" && ./scripts/checkpatch.pl --strict --no-tree --show-types -q -f "$OLDPWD/$1" 2>&1)
+	# shellcheck disable=SC2001 # a prefix on every line
 	[ -z "$out" ] || echo "$out" | sed 's/^/# /'
 	tap "$([ -z "$out" ]; echo $?)" "checkpatch --strict: $1 ($2)"
 }

@@ -11,7 +11,12 @@ today, with its sign and its interval:
    show, each number with its sign (an unsigned x matches either sign);
  - a figure alone is one the cited pages show with the same sign (an
    unsigned one, with either);
- - a confidence level ("95% interval") is no figure.
+ - a confidence level ("95% interval") is no figure;
+ - every page shows the run docs/results/runs.tsv records for it (its
+   figures' digest), and a kernel a text names for a page it cites
+   ("v5's build, results/paired.md"; "falign v4's") is the one that run
+   measured (a bare "vN's" is the colouring series, falign's in its own
+   series' texts).
 
 A figure measured elsewhere says so on its line with "(measured: ...)", and
 a number that is no result says what it is, "(synthetic: ...)" or "(an
@@ -19,6 +24,8 @@ example)"; such lines are not checked.  TAP on stdout.
 
 usage: check_figures.py SERIES-DIR|FILE...  (directories of kernel-patches/,
        or files of the tree, such as README.md)
+       check_figures.py --record PAGE...  (a new run of each page whose
+       figures changed: today, facts.tsv's series versions)
 """
 import re
 import sys
@@ -26,43 +33,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from harness import facts, tap  # noqa: E402
+from harness.results import FIGURE, TRIPLE, pages as pages_of, record, signed  # noqa: E402
 
 MARKERS = ("(measured: ", "(synthetic: ", "(an example)")
-RESULTS = facts.ROOT / "docs/results"
 CITED = re.compile(r"(?:docs/)?results/([\w-]+\.md)")
-NUM = r"([-+]?)(\d+(?:\.\d+)?)"
-FIGURE = re.compile(r"(?<![\w.])" + NUM + "%")
-TRIPLE = re.compile(r"(?<![\w.])" + NUM + r"%\s*\[\s*" + NUM + r"%?\s*,\s*" + NUM +
-                    r"%?\s*\]")
 LEVEL = re.compile(r"\b9[059]%(?=[\s-]+(?:interval|confidence|Student|t interval|coverage))")
-
-
-def signed(sign, number):
-    return (sign, float(number))
-
-
-def same(a, b):
-    """Two (sign, value): the same number, and the same sign where both give one."""
-    return a[1] == b[1] and (not a[0] or not b[0] or a[0] == b[0])
-
-
-class Page:
-    """What a results page shows: its figures and its intervals, signed."""
-
-    def __init__(self, text):
-        self.triples = [tuple(signed(*m.group(i, i + 1)) for i in (1, 3, 5))
-                        for m in TRIPLE.finditer(text)]
-        self.figures = [signed(*m.groups()) for m in FIGURE.finditer(text)]
-
-    def has_triple(self, t):
-        return any(all(same(a, b) for a, b in zip(t, p)) for p in self.triples)
-
-    def has_figure(self, f):
-        return any(same(f, p) for p in self.figures)
-
-
-def pages_of(results=RESULTS):
-    return {p.name: Page(p.read_text()) for p in sorted(Path(results).glob("*.md"))}
+# A kernel named for a figure: "v5's build", "falign v4's run"; it names the
+# kernel of the first page cited within REACH characters after it.
+KERNEL = re.compile(r"(?<![\w.])(?:(stable|colour|falign|bench) )?v(\d+)'s\b")
+REACH = 160
 
 
 def fmt(t):
@@ -94,6 +73,35 @@ def unshown(text, pages):
     return problems
 
 
+def misattributed(text, pages, series="colour"):
+    """Where text names a kernel ("v5's build", "falign v4's") for the page it
+    then cites, and that page's run measured another (its runs.tsv row);
+    series: the one a bare "vN's" means."""
+    problems = []
+    for m in KERNEL.finditer(text):
+        cite = CITED.search(text, m.end(), m.end() + REACH)
+        if not cite:
+            continue
+        name, which, said = cite.group(1), m.group(1) or series, int(m.group(2))
+        run = pages[name].run if name in pages else None
+        if run is None:
+            problems.append("%s: %s names no recorded run (runs.tsv)" % (m.group(0), name))
+        elif run.version(which) != said:
+            problems.append("%s: %s is the run of %s v%s (runs.tsv), not v%d" % (
+                m.group(0), name, which, run.version(which), said))
+    return problems
+
+
+def unrecorded(pages):
+    """The pages with figures whose figures are not those of the run runs.tsv
+    records for them."""
+    return ["%s: %s" % (name, "no row in runs.tsv" if p.run is None else
+                        "its figures are not those of its %s run (digest %s, recorded %s)"
+                        % (p.run.date, p.digest, p.run.figures))
+            for name, p in pages.items() if p.figures and (p.run is None or
+                                                          p.run.figures != p.digest)]
+
+
 def quoted(patch):
     """What a patch quotes: its message (to the first "---") and the lines it
     adds to help texts (Kconfig files) and documentation; not code or data,
@@ -110,8 +118,15 @@ def quoted(patch):
 
 
 def main(args):
+    if args[:1] == ["--record"]:
+        done = record([facts.ROOT / a for a in args[1:]])
+        print("recorded: %s" % (" ".join(done) or "none (their figures are the recorded ones)"))
+        return 0
     t = tap.Tap()
     pages = pages_of()
+    stale = unrecorded(pages)
+    t(not stale, "every results page shows the run docs/results/runs.tsv records for it "
+      "(after a new run: scripts/check_figures.py --record PAGE)", diag=stale)
     for arg in args:
         path = facts.ROOT / arg
         if path.is_file():
@@ -121,10 +136,14 @@ def main(args):
                      for p in sorted((facts.ROOT / "kernel-patches" / arg).glob("*.patch"))]
             if not texts:
                 t(False, "%s: a series directory or a file" % arg)
+        series = "falign" if arg.rstrip("/") == "falign" else "colour"
         for name, text in texts:
             missing = unshown(text, pages)
             t(not missing, "%s: every percentage it quotes is on the page it cites, with its "
               "sign and interval" % name, diag=missing)
+            wrong = misattributed(text, pages, series)
+            t(not wrong, "%s: every kernel it names for a page is the one that page's run "
+              "measured" % name, diag=wrong)
     return t.plan()
 
 

@@ -46,8 +46,9 @@ part_packages() {
 		linux-perf python3.11
 	) ;;
 	checkers) PACKAGES+=(
-		# make check's pyflakes suite, and mypy on the harness's typed modules
-		python3-pyflakes mypy
+		# make check's pyflakes suite, mypy on the harness and bench/lib, and
+		# shellcheck on every shell file
+		python3-pyflakes mypy shellcheck
 		# the function alignment's Kconfig cases under clang (kCFI needs clang 16)
 		clang-16 lld-16 llvm-16
 		# the kernel's static checkers (make static-check): sparse, coccicheck

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Guest side of selftests/demo.py, its /run.sh; tagged lines: D (kernel log), K (debugfs
 # params), F (a sysfs cache index), P (the probe's JSON), and T, H, Z from kcolour-demo.
 set -u

@@ -70,7 +70,7 @@ def shape(c):
 
 
 def true_shape(spec):
-    return spec if spec in ("-", "?") else "%s %s-way %sB" % tuple(spec.split("/"))
+    return spec if spec in ("-", "?") else "%s %s-way %sB" % tuple(spec.split(":"))
 
 
 def report(console, model, tasks, tap, out=sys.stdout):
@@ -120,8 +120,7 @@ def report(console, model, tasks, tap, out=sys.stdout):
         if spec == "-":
             tap(got is None, "%s L%d %s: none, as QEMU's model has none" % ((who,) + key))
         elif spec != "?":
-            size, ways, line = (int(x.rstrip("K")) for x in spec.split("/"))
-            tap(bool(got) and (got["size"], got["ways"], got["line"]) == (size * 1024, ways, line),
+            tap(bool(got) and (got["size"], got["ways"], got["line"]) == facts.geometry(spec),
                 "%s L%d %s = QEMU's %s: %s" % ((who,) + key + (true_shape(spec), shape(got))))
     l1d = probe.get((1, "data"), {}).get("source", "none")
     tap(l1d == t["source"], "probe's L1D source is %s (%s)" % (t["source"], l1d))
@@ -188,8 +187,8 @@ def run(prep, cpu, tasks, append="", timeout=180):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cpu", metavar="MODEL", default="Skylake-Client",
-                   help="a QEMU model of facts.tsv (default Skylake-Client)")
+    p.add_argument("--cpu", metavar="MODEL", default=facts.default_model()[0],
+                   help="a QEMU model of facts.tsv (default its model-default, %(default)s)")
     p.add_argument("--tasks", "-n", metavar="N", default="64",
                    help="tasks to fork, 1 to 4096 (default 64)")
     p.add_argument("--append", metavar='"ARGS"', default="", help="more kernel arguments")

@@ -1,3 +1,4 @@
+# shellcheck shell=dash # busybox sh in the guest: POSIX sh and local, as dash
 # Guest side of selftests/matrix.py, /run.sh: the parts kcolour.tests=kstack,stress,
 # stress-nomount,upstream,hotplug,params,probe names, each between "SUITE-BEGIN name"
 # and "SUITE-END name rc=N".

@@ -35,7 +35,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, series, tap, util  # noqa: E402
+from harness import facts, kernel, qemu, series, tap, util  # noqa: E402
 import kselftest_lab  # noqa: E402
 
 OUT = util.BUILD / "host-root"
@@ -113,7 +113,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--image", default="hostroot", help="a facts.tsv image with host-root")
-    ap.add_argument("--cpu", default="Skylake-Client", help="QEMU -cpu model")
+    ap.add_argument("--cpu", default=facts.default_model()[0],
+                    help="QEMU -cpu model (default facts.tsv's model-default, %(default)s)")
     ap.add_argument("--smp", type=int, default=2)
     ap.add_argument("--append", default="kstack_colour=on", help="more kernel arguments")
     ap.add_argument("--timeout", type=int, default=900, help="seconds before QEMU is killed")

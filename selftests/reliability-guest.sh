@@ -1,3 +1,4 @@
+# shellcheck shell=dash # busybox sh in the guest: POSIX sh and local, as dash
 # Guest side of selftests/reliability.py, /run.sh.  The kernel command line
 # names the part and its size:
 #   kcolour.rel=trinity kcolour.n=SYSCALLS kcolour.seed=SEED
@@ -5,7 +6,6 @@
 #   kcolour.rel=memory kcolour.n=THREADS
 # Each part prints lines the host parses: TRINITY, STORM, MEM, and COUNTS
 # from colour-counts.
-DEBUGFS=/sys/kernel/debug/x86/kstack_colour
 SYSCTL=/proc/sys/kernel/kstack_colour
 CG=/sys/fs/cgroup
 
@@ -14,6 +14,7 @@ arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^kcolour\.$1=//p"; }
 # The per-colour live counts against the task listings (colour-counts.c).
 check_counts() {
 	colour-counts live tasks
+	# shellcheck disable=SC2012 # counts PID directories, whose names are digits
 	echo "TASKS $(ls -d /proc/[0-9]* | wc -l)"
 }
 
@@ -119,6 +120,7 @@ run_memory() {
 		sleep 1
 	done
 	mem with
+	# shellcheck disable=SC2012 # counts TID directories, whose names are digits
 	echo "THREADS $(ls /proc/$pid/task | wc -l)"
 	check_counts
 	kill $pid

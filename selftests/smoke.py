@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, tap, util  # noqa: E402
+from harness import facts, kernel, qemu, tap, util  # noqa: E402
 
 OUT = util.BUILD / "smoke"
 RUN_SH = r"""echo "smoke: uname -r: $(uname -r)"
@@ -32,8 +32,9 @@ printf 'B\n'
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--cpus", metavar='"MODEL ..."', default="Skylake-Client EPYC",
-                   help="the QEMU models to boot (default Skylake-Client EPYC)")
+    p.add_argument("--cpus", metavar='"MODEL ..."', default=facts.default_model()[0] + " EPYC",
+                   help="the QEMU models to boot (default %(default)s: facts.tsv's "
+                   "model-default and an AMD model)")
     cpus = p.parse_args(argv).cpus.split()
     try:
         image = kernel.image("off")

@@ -110,7 +110,7 @@ static const char *region_label(unsigned int r)
 /* Whether an evictor line lies where c's table keeps pairs. */
 static int watched(unsigned int c, unsigned int shift, uint64_t line)
 {
-	return conflict_region[c] == NR_REGIONS || classify(line << shift) == conflict_region[c];
+	return conflict_region[c] == NR_REGIONS || classify(&opt.map, line << shift) == conflict_region[c];
 }
 
 void print_conflicts(FILE *out, unsigned int c, unsigned int shift, size_t idx,
@@ -138,7 +138,7 @@ void print_conflicts(FILE *out, unsigned int c, unsigned int shift, size_t idx,
 		else if (watched(c, shift, ev))
 			fprintf(out, "0x%" PRIx64, conflict_addr(c, shift, ev));
 		else
-			fputs(region_name[classify(ev << shift)], out);
+			fputs(region_name[classify(&opt.map, ev << shift)], out);
 		fprintf(out, " n=%" PRIu64, t->slot[i].n);
 		if (w == NR_REGIONS)
 			fprintf(out, " victim_region=%s evictor_region=%s",

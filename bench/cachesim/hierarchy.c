@@ -11,13 +11,15 @@
 #include "placement.h"
 #include "recolour.h"
 
+struct caches caches;
+
 /* The L2 extras' page colours (recolour.h), shared by the vCPUs. */
 static struct recolour_map l2_colours[MAX_EXTRA];
 
-/* A primary's MIN window is full, or the phase ends: MIN into the phase. */
-static void min_flush(struct cpu *cpu, enum cache_id c)
+/* A primary's MIN window is full, or the phase ends: MIN into phase ph. */
+static void min_flush(struct cpu *cpu, enum cache_id c, struct phase *ph)
 {
-	if (cs_min_flush(&cpu->min[c], sim.cur.c[c], &sim.cur.min_bound[c])) {
+	if (cs_min_flush(&cpu->min[c], ph->c[c], &ph->min_bound[c])) {
 		fprintf(stderr, "kcolour-cachesim: out of memory for MIN over %s\n",
 			cache_name[c]);
 		exit(1);
@@ -29,7 +31,7 @@ static inline void min_add(struct cpu *cpu, struct phase *ph, enum cache_id c,
 			   uint64_t line, enum region r)
 {
 	if (ph && cs_min_add(&cpu->min[c], line, r))
-		min_flush(cpu, c);
+		min_flush(cpu, c, ph);
 }
 
 static void l2_access(struct cpu *cpu, struct phase *ph, enum region r, int known,
@@ -46,8 +48,8 @@ static void l2_access(struct cpu *cpu, struct phase *ph, enum region r, int know
 
 	if (cpu->evict[C_L2])
 		note_conflict(cpu->evict[C_L2], cpu->cache[C_L2], C_L2,
-			      ph ? &ph->conflicts[C_L2] : NULL, res, ram >> sim.l2_shift, r);
-	min_add(cpu, ph, C_L2, ram >> sim.l2_shift, r);
+			      ph ? &ph->conflicts[C_L2] : NULL, res, ram >> caches.l2_shift, r);
+	min_add(cpu, ph, C_L2, ram >> caches.l2_shift, r);
 	for (i = 0; i < opt.nr_extra[X_L2]; i++)
 		cs_access(cpu->xcache[X_L2][i],
 			  opt.extra[X_L2][i].recolour ? recolour(&l2_colours[i], ram) : ram,
@@ -167,8 +169,8 @@ static void invalidate_others(unsigned int v, struct phase *ph, enum region r,
 	uint64_t vlast = vaddr + size - 1;
 	unsigned int u, i;
 
-	for (u = 0; u < sim.nr_cpus; u++) {
-		struct cpu *cpu = &sim.cpu[u];
+	for (u = 0; u < caches.nr_cpus; u++) {
+		struct cpu *cpu = &caches.cpu[u];
 
 		if (u == v)
 			continue;
@@ -196,33 +198,37 @@ static void invalidate_others(unsigned int v, struct phase *ph, enum region r,
 	}
 }
 
-void min_flush_all(void)
+void min_flush_all(struct phase *ph)
 {
 	unsigned int u, c;
 
-	for (u = 0; u < sim.nr_cpus; u++)
+	for (u = 0; u < caches.nr_cpus; u++)
 		for (c = 0; c < NR_CACHES; c++)
-			min_flush(&sim.cpu[u], c);
+			min_flush(&caches.cpu[u], c, ph);
+}
+
+void min_reset_all(void)
+{
+	unsigned int u, c;
+
+	for (u = 0; u < caches.nr_cpus; u++)
+		for (c = 0; c < NR_CACHES; c++)
+			cs_min_reset(&caches.cpu[u].min[c]);
 }
 
 void data_access(struct cpu *cpu, unsigned int vcpu, uint64_t vaddr, uint64_t size,
-		 int store, phys_fn phys, const void *hw)
+		 int store, phys_fn phys, const void *hw, struct phase *ph)
 {
+	enum region r = classify(&opt.map, vaddr);
 	uint64_t ram, line, last;
-	struct phase *ph;
-	enum region r;
 
-	if (!simulating())
-		return;
-	ph = counting_phase();
-	r = classify(vaddr);
 	if (ph && r == R_STACK_TOP)
-		place_stack(&ph->place, vaddr, phys(hw), sim.l2_shift, &opt.geom[C_L2]);
+		place_stack(&ph->place, vaddr, phys(hw), caches.l2_shift, &opt.geom[C_L2]);
 	else if (ph && r == R_DIRECT)
-		place_direct(&ph->place, phys(hw), sim.l2_shift);
-	last = (vaddr + size - 1) >> sim.l1d_shift;
-	for (line = vaddr >> sim.l1d_shift; line <= last; line++) {
-		uint64_t lv = line << sim.l1d_shift;
+		place_direct(&ph->place, phys(hw), caches.l2_shift);
+	last = (vaddr + size - 1) >> caches.l1d_shift;
+	for (line = vaddr >> caches.l1d_shift; line <= last; line++) {
+		uint64_t lv = line << caches.l1d_shift;
 		unsigned int res = cs_access(cpu->cache[C_L1D], lv, counts(ph, C_L1D, r));
 
 		if (cpu->evict[C_L1D])
@@ -246,16 +252,16 @@ void data_access(struct cpu *cpu, unsigned int vcpu, uint64_t vaddr, uint64_t si
 		l1d_extra_access(cpu, ph, r, vaddr, size);
 	if (opt.nr_hier)
 		hier_data_access(cpu, ph, r, vaddr, size, phys(hw));
-	if (sim.nr_cpus > 1 && store)
+	if (caches.nr_cpus > 1 && store)
 		invalidate_others(vcpu, ph, r, vaddr, size, phys(hw));
 }
 
 /* The RAM offset of an instruction line, from its host address. */
 static int host_to_ram(uintptr_t host, uint64_t *ram)
 {
-	if (!host || !sim.have_kimage_host || !sim.have_kimage_ram)
+	if (!host || !caches.have_kimage_host || !caches.have_kimage_ram)
 		return 0;
-	*ram = host - sim.kimage_host + sim.kimage_ram;
+	*ram = host - caches.kimage_host + caches.kimage_ram;
 	return 1;
 }
 
@@ -265,8 +271,6 @@ void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run, struct phase *
 	unsigned int i, h;
 	uint64_t ram = 0;
 
-	if (!simulating())
-		return;
 	if (ph) {
 		ph->insns[r] += run->insns;
 		/* Fetches after the first from a line are MRU hits. */
@@ -275,7 +279,7 @@ void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run, struct phase *
 			ph->hl1[C_L1I][h][r].accesses += run->accesses - run->nr_lines;
 	}
 	for (i = 0; i < run->nr_lines; i++) {
-		uint64_t lv = run->line_vaddr + ((uint64_t)i << sim.l1i_shift);
+		uint64_t lv = run->line_vaddr + ((uint64_t)i << caches.l1i_shift);
 		unsigned int res = cs_access(cpu->cache[C_L1I], lv, counts(ph, C_L1I, r));
 		/* Only a miss goes on to an L2. */
 		int known = ((res & CS_SA_MISS) || opt.nr_hl1[C_L1I]) &&
@@ -283,8 +287,8 @@ void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run, struct phase *
 
 		if (cpu->evict[C_L1I])
 			note_conflict(cpu->evict[C_L1I], cpu->cache[C_L1I], C_L1I,
-				      ph ? &ph->conflicts[C_L1I] : NULL, res, lv >> sim.l1i_shift, r);
-		min_add(cpu, ph, C_L1I, lv >> sim.l1i_shift, r);
+				      ph ? &ph->conflicts[C_L1I] : NULL, res, lv >> caches.l1i_shift, r);
+		min_add(cpu, ph, C_L1I, lv >> caches.l1i_shift, r);
 		if (res & CS_SA_MISS) {
 			l2_access(cpu, ph, r, known, ram);
 			if (known)
@@ -368,14 +372,14 @@ int setup_cpus(unsigned int nr)
 {
 	unsigned int u;
 
-	sim.nr_cpus = nr;
-	sim.cpu = calloc(sim.nr_cpus, sizeof(*sim.cpu));
-	if (!sim.cpu) {
+	caches.nr_cpus = nr;
+	caches.cpu = calloc(caches.nr_cpus, sizeof(*caches.cpu));
+	if (!caches.cpu) {
 		fprintf(stderr, "kcolour-cachesim: out of memory\n");
 		return -1;
 	}
-	for (u = 0; u < sim.nr_cpus; u++)
-		if (setup_cpu(&sim.cpu[u]))
+	for (u = 0; u < caches.nr_cpus; u++)
+		if (setup_cpu(&caches.cpu[u]))
 			return -1;
 	for (u = 0; u < opt.nr_extra[X_L2]; u++) {
 		if (opt.extra[X_L2][u].recolour &&
@@ -385,9 +389,9 @@ int setup_cpus(unsigned int nr)
 			return -1;
 		}
 	}
-	sim.l1d_shift = cs_line_shift(sim.cpu[0].cache[C_L1D]);
-	sim.l1i_shift = cs_line_shift(sim.cpu[0].cache[C_L1I]);
-	sim.l2_shift = cs_line_shift(sim.cpu[0].cache[C_L2]);
+	caches.l1d_shift = cs_line_shift(caches.cpu[0].cache[C_L1D]);
+	caches.l1i_shift = cs_line_shift(caches.cpu[0].cache[C_L1I]);
+	caches.l2_shift = cs_line_shift(caches.cpu[0].cache[C_L2]);
 	return 0;
 }
 
@@ -396,24 +400,24 @@ void free_cpus(void)
 	unsigned int l, x, u;
 	int c;
 
-	for (u = 0; u < sim.nr_cpus; u++) {
+	for (u = 0; u < caches.nr_cpus; u++) {
 		for (c = 0; c < NR_CACHES; c++) {
-			cs_cache_free(sim.cpu[u].cache[c]);
-			cs_min_free(&sim.cpu[u].min[c]);
+			cs_cache_free(caches.cpu[u].cache[c]);
+			cs_min_free(&caches.cpu[u].min[c]);
 		}
 		for (l = 0; l < NR_XLEVELS; l++)
 			for (x = 0; x < opt.nr_extra[l]; x++)
-				cs_cache_free(sim.cpu[u].xcache[l][x]);
+				cs_cache_free(caches.cpu[u].xcache[l][x]);
 		for (c = 0; c < C_L2; c++)
 			for (x = 0; x < opt.nr_hl1[c]; x++)
-				cs_cache_free(sim.cpu[u].hl1[c][x]);
+				cs_cache_free(caches.cpu[u].hl1[c][x]);
 		for (x = 0; x < opt.nr_hier; x++)
-			cs_cache_free(sim.cpu[u].hl2[x]);
+			cs_cache_free(caches.cpu[u].hl2[x]);
 	}
-	for (u = 0; u < sim.nr_cpus; u++)
+	for (u = 0; u < caches.nr_cpus; u++)
 		for (c = 0; c < NR_CACHES; c++)
-			free(sim.cpu[u].evict[c]);
+			free(caches.cpu[u].evict[c]);
 	for (x = 0; x < MAX_EXTRA; x++)
 		recolour_free(&l2_colours[x]);
-	free(sim.cpu);
+	free(caches.cpu);
 }

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Each vCPU's cache hierarchy (struct cpu): the primary L1D, L1I and L2
- * with their MIN windows, the extra geometries, the cpus= hierarchies'
- * shared L1s and own L2s, and the evictor tables of conflicts=.  A data
- * access (data_access()) and a run of instruction fetches
- * (fetch_run_exec()) go through them all and count into the current
- * phase; under SMP a store invalidates its lines in the other vCPUs'
- * caches (write-invalidate).
+ * Each vCPU's cache hierarchy (struct cpu, in struct caches caches,
+ * globals.h): the primary L1D, L1I and L2 with their MIN windows, the
+ * extra geometries, the cpus= hierarchies' shared L1s and own L2s, and the
+ * evictor tables of conflicts=.  A data access (data_access()) and a run of
+ * instruction fetches (fetch_run_exec()) go through them all and count
+ * into the phase the caller hands them (NULL outside a phase); under SMP a
+ * store invalidates its lines in the other vCPUs' caches
+ * (write-invalidate).  The caller decides whether the caches see an access
+ * at all (run.h's simulating()).
  *
  * No QEMU dependency: the plugin hands over addresses (the physical one
  * through a callback, asked only when needed).  Tested by test-plugin.c.
@@ -18,9 +20,10 @@
 
 #include "cachesim.h"
 #include "conflicts.h"
+#include "globals.h"
 #include "options.h"
+#include "phase.h"
 #include "profile.h"
-#include "run.h"
 
 /* One vCPU's caches. */
 struct cpu {
@@ -53,15 +56,34 @@ struct fetch_run {
 	struct tb_prof *prof;	/* its TB's profile counts, with profile= */
 };
 
+/* Every vCPU's caches, and what maps their addresses. */
+struct caches {
+	struct cpu *cpu;	/* [nr_cpus], by vcpu_index */
+	unsigned int nr_cpus;
+	unsigned int l1d_shift, l1i_shift, l2_shift;	/* the primaries' */
+	/*
+	 * Instruction fetches give host addresses, data accesses RAM offsets.
+	 * Both map the kernel image linearly, which fixes the difference:
+	 * kimage_host and kimage_ram are the host address and RAM offset of
+	 * virtual address KIMAGE_START, learnt from the first kernel-image
+	 * fetch and data access (the plugin's glue sets them).
+	 */
+	int have_kimage_host, have_kimage_ram;
+	uintptr_t kimage_host;
+	uint64_t kimage_ram;
+};
+
 /*
- * The caches of nr vCPUs into sim.cpu (opt must be parsed), and the
- * primaries' line shifts into sim.  0, or -1 after a message.
+ * The caches of nr vCPUs into caches.cpu (opt must be parsed), and the
+ * primaries' line shifts.  0, or -1 after a message.
  */
 int setup_cpus(unsigned int nr);
 void free_cpus(void);
 
-/* Every vCPU's MIN windows into the current phase, in vCPU order. */
-void min_flush_all(void);
+/* Every vCPU's MIN windows into phase ph, in vCPU order. */
+void min_flush_all(struct phase *ph);
+/* Every vCPU's MIN windows emptied, for a phase that starts. */
+void min_reset_all(void);
 
 /*
  * The physical address (QEMU's RAM offset) of a data access's first byte:
@@ -72,15 +94,18 @@ typedef uint64_t (*phys_fn)(const void *hw);
 
 /*
  * A load or store (store non-zero) of size bytes at vaddr by vCPU vcpu
- * (cpu = &sim.cpu[vcpu]), not IO: the primary L1D, its misses into the L2s,
- * the extras and hierarchies, the placement of the phase's stacks and
- * direct-map lines, and for a store with several vCPUs the invalidation
- * of the others' lines.
+ * (cpu = &caches.cpu[vcpu]), not IO, counted into ph: the primary L1D, its
+ * misses into the L2s, the extras and hierarchies, the placement of the
+ * phase's stacks and direct-map lines, and for a store with several vCPUs
+ * the invalidation of the others' lines.
  */
 void data_access(struct cpu *cpu, unsigned int vcpu, uint64_t vaddr, uint64_t size,
-		 int store, phys_fn phys, const void *hw);
+		 int store, phys_fn phys, const void *hw, struct phase *ph);
 
-/* A run's instruction fetches through cpu's L1Is and their misses into the L2s. */
+/*
+ * A run's instruction fetches through cpu's L1Is and their misses into the
+ * L2s, counted into ph.
+ */
 void fetch_run_exec(struct cpu *cpu, const struct fetch_run *run, struct phase *ph);
 
 #endif /* KCOLOUR_CACHESIM_HIERARCHY_H */

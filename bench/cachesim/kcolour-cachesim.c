@@ -89,13 +89,15 @@
  * that prepares the fetch runs, the memory and fetch callbacks, and the
  * exit callback.  What they call has no QEMU dependency:
  *
- *   options.c    the arguments: parsing, checks, extras and hierarchies
+ *   globals.h    the global state, all of it, and why
+ *   options.c    the arguments: a table of keys, checks, extras and hierarchies
  *   placement.c  the address map and regions, and the placement line
+ *   phase.h      a phase's counts
  *   hierarchy.c  each vCPU's caches, their accesses and SMP invalidation
  *   recolour.c   the page colours of l2_extra=...@balanced and @random
  *   conflicts.c  conflicts=, text_conflicts=, l2_conflicts=: evictors and pairs
  *   profile.c    profile=: instructions per TB and phase, entries into TBs
- *   run.c        the run's state and the phases (the marker)
+ *   run.c        the run's state and the phases (the marker); calls down
  *   output.c     the report and the other files
  *   cachesim.c   the caches and Belady's MIN
  */
@@ -135,12 +137,12 @@ static struct arena_chunk *arena;	/* the newest chunk */
 
 static struct cpu *vcpu_of(unsigned int vcpu)
 {
-	if (unlikely(vcpu >= sim.nr_cpus)) {
+	if (unlikely(vcpu >= caches.nr_cpus)) {
 		fprintf(stderr, "kcolour-cachesim: vCPU %u, but only %u at start (hotplug?)\n",
-			vcpu, sim.nr_cpus);
+			vcpu, caches.nr_cpus);
 		exit(1);
 	}
-	return &sim.cpu[vcpu];
+	return &caches.cpu[vcpu];
 }
 
 static uint64_t hw_phys(const void *hw)
@@ -159,25 +161,27 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 	    qemu_plugin_mem_is_store(info))
 		marker_store(vaddr);
 	/* between_phases=skip: only the calibration needs the address. */
-	if (!simulating() && sim.have_kimage_ram)
+	if (!simulating() && caches.have_kimage_ram)
 		return;
 
 	hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		return;
-	if (unlikely(!sim.have_kimage_ram) && vaddr >= KIMAGE_START &&
+	if (unlikely(!caches.have_kimage_ram) && vaddr >= KIMAGE_START &&
 	    vaddr < KIMAGE_END) {
-		sim.kimage_ram = qemu_plugin_hwaddr_phys_addr(hw) - (vaddr - KIMAGE_START);
-		sim.have_kimage_ram = 1;
+		caches.kimage_ram = qemu_plugin_hwaddr_phys_addr(hw) - (vaddr - KIMAGE_START);
+		caches.have_kimage_ram = 1;
 	}
 
-	data_access(cpu, vcpu, vaddr, 1ull << qemu_plugin_mem_size_shift(info),
-		    qemu_plugin_mem_is_store(info), hw_phys, hw);
+	if (simulating())
+		data_access(cpu, vcpu, vaddr, 1ull << qemu_plugin_mem_size_shift(info),
+			    qemu_plugin_mem_is_store(info), hw_phys, hw, counting_phase());
 }
 
 static void fetch_exec(unsigned int vcpu, void *udata)
 {
-	fetch_run_exec(vcpu_of(vcpu), udata, counting_phase());
+	if (simulating())
+		fetch_run_exec(vcpu_of(vcpu), udata, counting_phase());
 }
 
 /* fetch_exec() with profile=: a separate callback keeps the other free. */
@@ -187,7 +191,8 @@ static void fetch_exec_prof(unsigned int vcpu, void *udata)
 	struct phase *ph = counting_phase();
 	struct cpu *cpu = vcpu_of(vcpu);
 
-	fetch_run_exec(cpu, run, ph);
+	if (simulating())
+		fetch_run_exec(cpu, run, ph);
 	prof_exec(run->prof, &cpu->last_tb, run->insns, run->tb_start, !!ph);
 }
 
@@ -215,7 +220,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
 	struct fetch_run *run = NULL;
 	struct tb_prof *prof = NULL;
-	unsigned int shift = sim.l1i_shift;
+	unsigned int shift = caches.l1i_shift;
 	uint64_t pending = 0;	/* line vaddr still without a host address */
 	int have_pending = 0;
 
@@ -223,7 +228,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (opt.prof_path && n) {
 		prof = arena_alloc(sizeof(*prof));
 		prof->pc = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0));
-		prof->text = classify(prof->pc) == R_KTEXT;
+		prof->text = classify(&opt.map, prof->pc) == R_KTEXT;
 	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -232,10 +237,10 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t last = (vaddr + qemu_plugin_insn_size(insn) - 1) >> shift;
 		uintptr_t host = (uintptr_t)qemu_plugin_insn_haddr(insn);
 
-		if (unlikely(!sim.have_kimage_host) && host &&
+		if (unlikely(!caches.have_kimage_host) && host &&
 		    vaddr >= KIMAGE_START && vaddr < KIMAGE_END) {
-			sim.kimage_host = host - (vaddr - KIMAGE_START);
-			sim.have_kimage_host = 1;
+			caches.kimage_host = host - (vaddr - KIMAGE_START);
+			caches.have_kimage_host = 1;
 		}
 		/* A line crossed into from the previous page: this insn's page. */
 		if (have_pending && host &&
@@ -248,7 +253,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			run->line_vaddr = first << shift;
 			run->host[0] = host ? host - (vaddr - run->line_vaddr) : 0;
 			run->nr_lines = 1;
-			run->region = classify(vaddr);
+			run->region = classify(&opt.map, vaddr);
 			run->tb_start = i == 0;
 			run->prof = prof;
 			qemu_plugin_register_vcpu_insn_exec_cb(insn,

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "options.h"
-#include "placement.h"
 
 const char *const cache_name[NR_CACHES] = { "L1D", "L1I", "L2" };
 
@@ -33,11 +32,13 @@ struct options opt = {
 		[C_L1I] = { 32768, 8, 64 },
 		[C_L2] = { 4194304, 16, 64 },
 	},
-	.stack_top = 2048,
+	.map = {
+		.stack_top = 2048,
+		.text_start = 0xffffffff81000000ull,
+		.text_end = 0xffffffff82200000ull,
+		.data_end = MODULES_START,
+	},
 	.min_window = DEFAULT_MIN_WINDOW,
-	.text_start = 0xffffffff81000000ull,
-	.text_end = 0xffffffff82200000ull,
-	.data_end = MODULES_START,
 };
 
 /* A number with an optional K or M suffix (binary). */
@@ -185,85 +186,97 @@ static int parse_hier(const char *p, size_t len, unsigned int i)
 	return 0;
 }
 
+/* How a key's value is read, and where it goes. */
+enum key_kind {
+	K_GEOM,		/* SIZE:WAYS[:LINE] (parse_geom()) into *geom; no LINE: its line */
+	K_U64,		/* a size (parse_size()) in [min, max] into *u64 */
+	K_RANGE,	/* START-END in hex (parse_range()) into *u64 and *u64_end */
+	K_PATH,		/* a path, not empty, into *path */
+	K_BETWEEN,	/* a between_phases_name[] into opt.between_phases */
+	K_LIST,		/* items parse_list() hands to item(), at most list_max */
+};
+
+struct key {
+	const char *name;
+	enum key_kind kind;
+	struct cs_geom *geom;
+	uint64_t *u64, *u64_end;
+	const char **path;
+	uint64_t min, max;
+	unsigned int list_max, *nr;
+	const char *want;	/* K_LIST: the items' form, for the message */
+	int (*item)(const char *p, size_t len, unsigned int i);
+};
+
+/* Every key=value the plugin takes; a key matches whole, so order is free. */
+static const struct key keys[] = {
+	{ "l1d", K_GEOM, .geom = &opt.geom[C_L1D] },
+	{ "l1i", K_GEOM, .geom = &opt.geom[C_L1I] },
+	{ "l2", K_GEOM, .geom = &opt.geom[C_L2] },
+	{ "l1d_extra", K_LIST, .list_max = MAX_EXTRA, .nr = &opt.nr_extra[X_L1D],
+	  .want = "SIZE:WAYS[:LINE]", .item = parse_l1d_extra },
+	{ "l2_extra", K_LIST, .list_max = MAX_EXTRA, .nr = &opt.nr_extra[X_L2],
+	  .want = "SIZE:WAYS[:LINE][@balanced|@random|@balanced-all]", .item = parse_l2_extra },
+	{ "cpus", K_LIST, .list_max = MAX_HIER, .nr = &opt.nr_hier,
+	  .want = "L1D-L1I-L2, each SIZE:WAYS[:LINE]", .item = parse_hier },
+	{ "min_window", K_U64, .u64 = &opt.min_window, .min = 1, .max = MAX_MIN_WINDOW },
+	{ .name = "between_phases", .kind = K_BETWEEN },
+	{ "stack_top", K_U64, .u64 = &opt.map.stack_top, .min = 1, .max = THREAD_SIZE },
+	{ "text", K_RANGE, .u64 = &opt.map.text_start, .u64_end = &opt.map.text_end },
+	{ "data", K_RANGE, .u64 = &opt.map.data_start, .u64_end = &opt.map.data_end },
+	{ "out", K_PATH, .path = &opt.out_path },
+	{ "profile", K_PATH, .path = &opt.prof_path },
+	{ "conflicts", K_PATH, .path = &opt.conflicts_path[C_L1D] },
+	{ "text_conflicts", K_PATH, .path = &opt.conflicts_path[C_L1I] },
+	{ "l2_conflicts", K_PATH, .path = &opt.conflicts_path[C_L2] },
+};
+
+/* One key=value: 0; -1 for an unknown key or a bad value; -2 after a message. */
 static int parse_arg(const char *arg)
 {
-	static const char *const prefix[NR_CACHES] = { "l1d_", "l1i_", "l2_" };
 	const char *eq = strchr(arg, '=');
+	const struct key *k;
+	struct cs_geom g;
 	const char *val;
-	size_t klen;
-	uint64_t v;
-	int c;
+	int b;
 
 	if (!eq)
 		return -1;
-	klen = eq - arg;
+	for (k = keys; k < keys + sizeof(keys) / sizeof(keys[0]); k++)
+		if (strlen(k->name) == (size_t)(eq - arg) && !strncmp(arg, k->name, eq - arg))
+			break;
+	if (k == keys + sizeof(keys) / sizeof(keys[0]))
+		return -1;
 	val = eq + 1;
-	if (!strncmp(arg, "l1d_extra=", klen + 1))
-		return parse_list("l1d_extra", val, MAX_EXTRA, &opt.nr_extra[X_L1D],
-				  "SIZE:WAYS[:LINE]", parse_l1d_extra);
-	if (!strncmp(arg, "l2_extra=", klen + 1))
-		return parse_list("l2_extra", val, MAX_EXTRA, &opt.nr_extra[X_L2],
-				  "SIZE:WAYS[:LINE][@balanced|@random|@balanced-all]", parse_l2_extra);
-	/* Before the geometry keys, whose l2_ prefix it shares. */
-	if (!strncmp(arg, "l2_conflicts=", klen + 1) && *val) {
-		opt.conflicts_path[C_L2] = val;
-		return 0;
-	}
-	if (!strncmp(arg, "cpus=", klen + 1))
-		return parse_list("cpus", val, MAX_HIER, &opt.nr_hier,
-				  "L1D-L1I-L2, each SIZE:WAYS[:LINE]", parse_hier);
-	for (c = 0; c < NR_CACHES; c++) {
-		size_t plen = strlen(prefix[c]);
-		const char *k = arg + plen;
-
-		if (klen <= plen || strncmp(arg, prefix[c], plen))
-			continue;
-		if (parse_size(val, &v))
+	switch (k->kind) {
+	case K_GEOM:
+		if (parse_geom(val, strlen(val), &g))
 			return -1;
-		if (!strncmp(k, "size=", 5))
-			opt.geom[c].size = v;
-		else if (!strncmp(k, "ways=", 5) && v <= 1024)
-			opt.geom[c].ways = (unsigned int)v;
-		else if (!strncmp(k, "line=", 5) && v <= 4096)
-			opt.geom[c].line = (unsigned int)v;
-		else
+		if (!g.line)
+			g.line = k->geom->line;
+		*k->geom = g;
+		return 0;
+	case K_U64:
+		if (parse_size(val, k->u64) || *k->u64 < k->min || *k->u64 > k->max)
 			return -1;
 		return 0;
-	}
-	if (!strncmp(arg, "min_window=", klen + 1))
-		return parse_size(val, &opt.min_window) || !opt.min_window ||
-		       opt.min_window > MAX_MIN_WINDOW ? -1 : 0;
-	if (!strncmp(arg, "between_phases=", klen + 1)) {
-		for (c = 0; c < NR_BETWEEN; c++) {
-			if (!strcmp(val, between_phases_name[c])) {
-				opt.between_phases = c;
+	case K_RANGE:
+		return parse_range(val, k->u64, k->u64_end);
+	case K_PATH:
+		if (!*val)
+			return -1;
+		*k->path = val;
+		return 0;
+	case K_BETWEEN:
+		for (b = 0; b < NR_BETWEEN; b++) {
+			if (!strcmp(val, between_phases_name[b])) {
+				opt.between_phases = b;
 				return 0;
 			}
 		}
 		return -1;
-	}
-	if (!strncmp(arg, "stack_top=", klen + 1))
-		return parse_size(val, &opt.stack_top) || !opt.stack_top ||
-		       opt.stack_top > THREAD_SIZE ? -1 : 0;
-	if (!strncmp(arg, "text=", klen + 1))
-		return parse_range(val, &opt.text_start, &opt.text_end);
-	if (!strncmp(arg, "data=", klen + 1))
-		return parse_range(val, &opt.data_start, &opt.data_end);
-	if (!strncmp(arg, "out=", klen + 1) && *val) {
-		opt.out_path = val;
-		return 0;
-	}
-	if (!strncmp(arg, "profile=", klen + 1) && *val) {
-		opt.prof_path = val;
-		return 0;
-	}
-	if (!strncmp(arg, "conflicts=", klen + 1) && *val) {
-		opt.conflicts_path[C_L1D] = val;
-		return 0;
-	}
-	if (!strncmp(arg, "text_conflicts=", klen + 1) && *val) {
-		opt.conflicts_path[C_L1I] = val;
-		return 0;
+	case K_LIST:
+		return parse_list(k->name, val, k->list_max, k->nr, k->want, k->item);
 	}
 	return -1;
 }
@@ -375,8 +388,7 @@ static int setup_hiers(void)
 
 static const char usage[] =
 	"kcolour-cachesim: arguments (all optional), e.g.\n"
-	"  -plugin kcolour-cachesim.so,l1d_size=32K,l1d_ways=8,l1d_line=64,"
-	"l1i_size=32K,l1i_ways=8,l1i_line=64,l2_size=4M,l2_ways=16,l2_line=64,"
+	"  -plugin kcolour-cachesim.so,l1d=32K:8:64,l1i=32K:8:64,l2=4M:16:64,"
 	"stack_top=2048,text=ffffffff81000000-ffffffff82200000,"
 	"data=ffffffff82200000-ffffffffa0000000,out=PATH,"
 	"l1d_extra=48K:12/64K:2,l2_extra=256K:4/1M:16:64/256K:4@balanced,"
@@ -399,16 +411,16 @@ int options_parse(int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!opt.data_start)
-		opt.data_start = opt.text_end;
-	if (opt.data_start >= opt.data_end) {
+	if (!opt.map.data_start)
+		opt.map.data_start = opt.map.text_end;
+	if (opt.map.data_start >= opt.map.data_end) {
 		fprintf(stderr, "kcolour-cachesim: empty data range (text ends at 0x%" PRIx64 ")\n",
-			opt.text_end);
+			opt.map.text_end);
 		return -1;
 	}
 	/* Fetch runs assume an instruction (<= 15 bytes) touches at most 2 lines. */
 	if (opt.geom[C_L1I].line < 16) {
-		fprintf(stderr, "kcolour-cachesim: l1i_line must be at least 16\n");
+		fprintf(stderr, "kcolour-cachesim: the L1I line must be at least 16\n");
 		return -1;
 	}
 	for (c = 0; c < NR_CACHES; c++) {

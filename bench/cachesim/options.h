@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "cachesim.h"
+#include "globals.h"
+#include "placement.h"
 
 enum cache_id { C_L1D, C_L1I, C_L2, NR_CACHES };
 
@@ -87,7 +89,7 @@ extern const char *const between_phases_name[NR_BETWEEN];
 #define DEFAULT_MIN_WINDOW	(2u << 20)
 #define MAX_MIN_WINDOW		(1u << 30)
 
-/* The arguments, defaults until options_parse(); read-only after it. */
+/* The arguments (opt, globals.h), defaults until options_parse(); read-only after it. */
 struct options {
 	struct cs_geom geom[NR_CACHES];
 	struct extra extra[NR_XLEVELS][MAX_EXTRA];
@@ -98,14 +100,12 @@ struct options {
 	unsigned int nr_hl1[C_L2];
 	uint64_t min_window;
 	enum between_phases between_phases;
-	uint64_t stack_top, text_start, text_end, data_start, data_end;
+	struct address_map map;	/* stack_top=, text=, data= */
 	const char *out_path;
 	const char *prof_path;			/* profile= */
 	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=, [C_L2] l2_conflicts= */
 	const char *conflicts_path[NR_CACHES];
 };
-
-extern struct options opt;
 
 /*
  * Parse QEMU's plugin arguments (key=value each) into opt and check them:

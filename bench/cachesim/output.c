@@ -88,7 +88,7 @@ void print_phase(FILE *out, size_t idx, const struct phase *ph, int complete)
 static unsigned int line_shift(unsigned int c)
 {
 	static const unsigned int *const shift[NR_CACHES] = {
-		[C_L1D] = &sim.l1d_shift, [C_L1I] = &sim.l1i_shift, [C_L2] = &sim.l2_shift,
+		[C_L1D] = &caches.l1d_shift, [C_L1I] = &caches.l1i_shift, [C_L2] = &caches.l2_shift,
 	};
 
 	return *shift[c];
@@ -102,30 +102,30 @@ void print_config(FILE *out)
 	fprintf(out, "cachesim config target=%s api=%d..%d vcpus=%d", sim.target,
 		sim.api_min, sim.api_cur, sim.vcpus);
 	for (c = 0; c < NR_CACHES; c++)
-		fprintf(out, " %s=%" PRIu64 "/%u/%u", cache_name[c], opt.geom[c].size,
+		fprintf(out, " %s=%" PRIu64 ":%u:%u", cache_name[c], opt.geom[c].size,
 			opt.geom[c].ways, opt.geom[c].line);
 	/* Only with extras: without, the line stays as it always was. */
 	for (l = 0; l < NR_XLEVELS; l++)
 		for (x = 0; x < opt.nr_extra[l]; x++) {
 			const struct cs_geom *g = &opt.extra[l][x].geom;
 
-			fprintf(out, "%s%" PRIu64 "/%u/%u",
+			fprintf(out, "%s%" PRIu64 ":%u:%u",
 				x ? "+" : l == X_L1D ? " L1D_extra=" : " L2_extra=",
 				g->size, g->ways, g->line);
 		}
 	for (x = 0; x < opt.nr_hier; x++)
 		for (c = 0; c < NR_CACHES; c++)
-			fprintf(out, "%s%" PRIu64 "/%u/%u", c ? "-" : x ? "+" : " cpus=",
+			fprintf(out, "%s%" PRIu64 ":%u:%u", c ? "-" : x ? "+" : " cpus=",
 				opt.hier[x].geom[c].size, opt.hier[x].geom[c].ways,
 				opt.hier[x].geom[c].line);
 	fprintf(out, " stack_top=%" PRIu64 " text=0x%" PRIx64 "-0x%" PRIx64
 		" data=0x%" PRIx64 "-0x%" PRIx64 " phases=%zu ram_calibrated=%d",
-		opt.stack_top, opt.text_start, opt.text_end, opt.data_start, opt.data_end,
-		sim.nr_phases, sim.have_kimage_host && sim.have_kimage_ram);
+		opt.map.stack_top, opt.map.text_start, opt.map.text_end, opt.map.data_start, opt.map.data_end,
+		sim.nr_phases, caches.have_kimage_host && caches.have_kimage_ram);
 	fprintf(out, " min_window=%" PRIu64 " plru=", opt.min_window);
 	for (c = 0; c < NR_CACHES; c++)
 		fprintf(out, "%s%s", c ? "/" : "",
-			cs_plru_kind(sim.cpu[0].cache[c]) == CS_PLRU_TREE ? "tree" : "bit");
+			cs_plru_kind(caches.cpu[0].cache[c]) == CS_PLRU_TREE ? "tree" : "bit");
 	fprintf(out, " between_phases=%s\n", between_phases_name[opt.between_phases]);
 }
 
@@ -136,7 +136,7 @@ void write_results(void)
 
 	/* An open phase is reported with its windows so far. */
 	if (sim.counting)
-		min_flush_all();
+		min_flush_all(&sim.cur);
 	print_config(sim.out);
 	for (i = 0; i < sim.nr_phases; i++)
 		print_phase(sim.out, i, &sim.phases[i], 1);

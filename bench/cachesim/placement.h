@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "cachesim.h"
-#include "options.h"
 
 #define PAGE_SIZE	4096ull
 #define PAGE_MASK	(~(PAGE_SIZE - 1))
@@ -62,18 +61,24 @@ struct placement {
 	unsigned int nr_sketch;
 };
 
-static inline enum region classify(uint64_t a)
+/* The parts of the map this kernel's build decides (opt.map: text=, data=, stack_top=). */
+struct address_map {
+	uint64_t stack_top;	/* bytes under a stack's top that count as R_STACK_TOP */
+	uint64_t text_start, text_end, data_start, data_end;
+};
+
+static inline enum region classify(const struct address_map *m, uint64_t a)
 {
 	if (a < USER_END)
 		return R_USER;
 	if (a >= VMALLOC_START && a < VMALLOC_END)
-		return (a & (THREAD_SIZE - 1)) >= THREAD_SIZE - opt.stack_top ?
+		return (a & (THREAD_SIZE - 1)) >= THREAD_SIZE - m->stack_top ?
 			R_STACK_TOP : R_STACK_REST;
 	if (a >= DIRECT_START && a < DIRECT_END)
 		return R_DIRECT;
-	if (a >= opt.text_start && a < opt.text_end)
+	if (a >= m->text_start && a < m->text_end)
 		return R_KTEXT;
-	if (a >= opt.data_start && a < opt.data_end)
+	if (a >= m->data_start && a < m->data_end)
 		return R_KDATA;
 	return R_OTHER;
 }

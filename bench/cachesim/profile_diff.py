@@ -16,8 +16,10 @@ has its own System.map, so A and B may be different builds.
 """
 import argparse
 import bisect
+import os
 import re
 import sys
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union, cast
 
 USER_END = 0x0000800000000000
 TEXT_TYPES = {"T": 0, "t": 1, "W": 2, "w": 3}
@@ -29,8 +31,8 @@ SYMBOL_RE = re.compile(r"([0-9a-fA-F]+)\s+([TtWw])\s+(\S+)")
 class Symbols:
     """The text symbols of one System.map, for pc -> function lookups."""
 
-    def __init__(self, lines):
-        best = {}
+    def __init__(self, lines: Iterable[str]) -> None:
+        best: Dict[int, Tuple[Tuple[bool, int, int], str]] = {}
         for order, m in enumerate(map(SYMBOL_RE.match, lines)):
             if not m:
                 continue
@@ -43,18 +45,20 @@ class Symbols:
         self.addrs = sorted(best)
         self.names = [best[a][1] for a in self.addrs]
 
-    def lookup(self, pc):
+    def lookup(self, pc: int) -> str:
         if pc < USER_END:
             return "[user]"
         i = bisect.bisect_right(self.addrs, pc) - 1
         return self.names[i] if i >= 0 else "[unknown]"
 
 
-def records(path, kind, keys, phase=None):
+def records(path: Union[str, "os.PathLike[str]"], kind: str, keys: Sequence[str],
+            phase: Optional[int] = None) -> Tuple[List[Tuple[int, ...]], Set[int]]:
     """The lines of a kind ("profile", "entry") of a profile file: for each of
     one phase, or of every phase if phase is None, the values of keys (ints,
     hex where they start with 0x); and the phases the kind's lines have."""
-    out, phases = [], set()
+    out: List[Tuple[int, ...]] = []
+    phases: Set[int] = set()
     with open(path) as f:
         for n, line in enumerate(f, 1):
             words = line.split()
@@ -74,7 +78,8 @@ def records(path, kind, keys, phase=None):
     return out, phases
 
 
-def read_profile(path, phase=None):
+def read_profile(path: Union[str, "os.PathLike[str]"],
+                 phase: Optional[int] = None) -> List[Tuple[int, ...]]:
     """[(pc, insns)] of one phase, or of every phase if phase is None."""
     out, phases = records(path, "profile", ("pc", "insns"), phase)
     if phase is not None and phase not in phases:
@@ -83,32 +88,39 @@ def read_profile(path, phase=None):
     return out
 
 
-def read_entries(path, phase=None):
+def read_entries(path: Union[str, "os.PathLike[str]"],
+                 phase: Optional[int] = None) -> List[Tuple[int, ...]]:
     """[(from pc, to pc, count)] of the entry lines of one phase, or of every
     phase if phase is None (bench/cachesim/README.md, Instruction profile)."""
     return records(path, "entry", ("from", "to", "count"), phase)[0]
 
 
-def by_function(symbols, profile):
-    sums = {}
+def by_function(symbols: Symbols, profile: Iterable[Tuple[int, ...]]) -> Dict[str, int]:
+    sums: Dict[str, int] = {}
     for pc, insns in profile:
         name = symbols.lookup(pc)
         sums[name] = sums.get(name, 0) + insns
     return sums
 
 
-def diff(a, b):
+def diff(a: Dict[str, int], b: Dict[str, int]) -> List[Tuple[str, int, int, int]]:
     """[(function, A, B, B - A)], the largest |B - A| first."""
     rows = [(f, a.get(f, 0), b.get(f, 0), b.get(f, 0) - a.get(f, 0)) for f in set(a) | set(b)]
     return sorted(rows, key=lambda r: (-abs(r[3]), r[0]))
 
 
-def report(a, b, top, per=None, title=""):
+def report(a: Dict[str, int], b: Dict[str, int], top: int, per: Optional[float] = None,
+           title: str = "") -> List[str]:
     """The printed table, as a list of lines."""
     total_a, total_b = sum(a.values()), sum(b.values())
-    num = (lambda v: "%.1f" % (v / per)) if per else str
-    delta = (lambda v: "%+.1f" % (v / per)) if per else (lambda v: "%+d" % v)
-    share = (lambda v: "%+.2f%%" % (100.0 * v / total_a)) if total_a else (lambda v: "-")
+    # cast: per is a float where these lambdas are taken (mypy 1.0 does not
+    # carry "if per" into a lambda).
+    num: Callable[[float], str] = (lambda v: "%.1f" % (v / cast(float, per))) if per else \
+        (lambda v: "%d" % v)
+    delta: Callable[[float], str] = \
+        (lambda v: "%+.1f" % (v / cast(float, per))) if per else (lambda v: "%+d" % v)
+    share: Callable[[float], str] = \
+        (lambda v: "%+.2f%%" % (100.0 * v / total_a)) if total_a else (lambda v: "-")
     row = "%14s %14s %14s %8s  %s"
     return ["# %s%s" % (title, "; per %g" % per if per else ""),
             "# total  A %s  B %s  B-A %s (%s of A)" % (
@@ -117,7 +129,7 @@ def report(a, b, top, per=None, title=""):
         [row % (num(va), num(vb), delta(d), share(d), f) for f, va, vb, d in diff(a, b)[:top]]
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(
         description="Instructions per kernel function, profile B minus profile A.")
     ap.add_argument("--phase", type=int, help="only this phase (default: all phases)")

@@ -57,7 +57,7 @@ static void cover(struct recolour_map *m, uint64_t frame)
  */
 static int in_image(uint64_t ram)
 {
-	return ram + KIMAGE_START >= opt.text_start && ram + KIMAGE_START < opt.data_end;
+	return ram + KIMAGE_START >= opt.map.text_start && ram + KIMAGE_START < opt.map.data_end;
 }
 
 /* ram's address in m's placement, its frame seen. */

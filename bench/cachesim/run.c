@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hierarchy.h"
 #include "run.h"
 
 #define KCOLOUR_MARKER_NO_GUEST
@@ -17,7 +16,7 @@ struct sim sim;
 void marker_store(uint64_t vaddr)
 {
 	struct phase *p;
-	unsigned int u, c;
+	unsigned int c;
 
 	switch (vaddr - KCOLOUR_MARKER_ADDR) {
 	case KCOLOUR_MARKER_START:
@@ -27,15 +26,13 @@ void marker_store(uint64_t vaddr)
 			free(sim.cur.conflicts[c].slot);
 		memset(&sim.cur, 0, sizeof(sim.cur));
 		prof_discard();
-		for (u = 0; u < sim.nr_cpus; u++)
-			for (c = 0; c < NR_CACHES; c++)
-				cs_min_reset(&sim.cpu[u].min[c]);
+		min_reset_all();
 		sim.counting = 1;
 		break;
 	case KCOLOUR_MARKER_STOP:
 		if (!sim.counting)
 			break;
-		min_flush_all();
+		min_flush_all(&sim.cur);
 		if (opt.prof_path)
 			prof_flush(&sim.cur.prof);
 		p = realloc(sim.phases, (sim.nr_phases + 1) * sizeof(*p));

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The run's state (struct sim sim): the vCPUs' caches, the phases and
- * their counters, the host-to-RAM calibration and the output streams; and
- * the phases' life, opened and closed by the guest's marker stores
- * (marker_store()).  The arguments are in opt (options.h).
+ * The run's state (struct sim sim, globals.h): the phases and their
+ * counters, and the output streams; and the phases' life, opened and
+ * closed by the guest's marker stores (marker_store()), which calls down
+ * into the caches (hierarchy.h) and hands them the counting phase.  The
+ * arguments are in opt (options.h).
  *
- * Nothing here is locked: QEMU runs every vCPU's callbacks on one thread
- * (qemu_plugin_install() makes sure of it).  No QEMU dependency; tested by
- * test-plugin.c.
+ * No QEMU dependency; tested by test-plugin.c.
  */
 #ifndef KCOLOUR_CACHESIM_RUN_H
 #define KCOLOUR_CACHESIM_RUN_H
@@ -16,50 +15,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cachesim.h"
-#include "conflicts.h"
+#include "globals.h"
+#include "hierarchy.h"
 #include "options.h"
-#include "placement.h"
-#include "profile.h"
-
-/* A phase's counts. */
-struct phase {
-	struct cs_counts c[NR_CACHES][NR_REGIONS];
-	struct placement place;
-	struct cs_counts x[NR_XLEVELS][MAX_EXTRA][NR_REGIONS];
-	struct cs_counts hl1[C_L2][MAX_HIER][NR_REGIONS];
-	struct cs_counts hl2[MAX_HIER][NR_REGIONS];
-	uint64_t min_bound[NR_CACHES];	/* sum of max(0, MIN misses - lines) a window */
-	uint64_t insns[NR_REGIONS];
-	uint64_t l2_unresolved;	/* L1 misses whose physical line was unknown */
-	struct prof_phase prof;	/* profile=: the phase's touched TBs */
-	/* [C_L1D] conflicts=, [C_L1I] text_conflicts=, [C_L2] l2_conflicts= */
-	struct conflict_table conflicts[NR_CACHES];
-};
-
-struct cpu;	/* hierarchy.h */
+#include "phase.h"
 
 struct sim {
-	unsigned int l1d_shift, l1i_shift, l2_shift;	/* the primaries' */
-	struct cpu *cpu;	/* [nr_cpus], by vcpu_index */
-	unsigned int nr_cpus;
 	FILE *out;
 
 	int counting;
 	struct phase cur;
 	struct phase *phases;
 	size_t nr_phases;
-
-	/*
-	 * Instruction fetches give host addresses, data accesses RAM offsets.
-	 * Both map the kernel image linearly, which fixes the difference:
-	 * kimage_host and kimage_ram are the host address and RAM offset of
-	 * virtual address KIMAGE_START, learnt from the first kernel-image
-	 * fetch and data access.
-	 */
-	int have_kimage_host, have_kimage_ram;
-	uintptr_t kimage_host;
-	uint64_t kimage_ram;
 
 	/* conflicts=, text_conflicts=, l2_conflicts=: where to write. */
 	FILE *conflicts_out[NR_CACHES];
@@ -74,8 +41,6 @@ struct sim {
 	size_t outs_len;
 };
 
-extern struct sim sim;
-
 static inline struct phase *counting_phase(void)
 {
 	return sim.counting ? &sim.cur : NULL;
@@ -85,17 +50,6 @@ static inline struct phase *counting_phase(void)
 static inline int simulating(void)
 {
 	return sim.counting || opt.between_phases == BETWEEN_SIMULATE;
-}
-
-static inline struct cs_counts *counts(struct phase *ph, enum cache_id c, enum region r)
-{
-	return ph ? &ph->c[c][r] : NULL;
-}
-
-static inline struct cs_counts *xcounts(struct phase *ph, enum extra_level l,
-					unsigned int i, enum region r)
-{
-	return ph ? &ph->x[l][i][r] : NULL;
 }
 
 /*

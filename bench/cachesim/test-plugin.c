@@ -42,11 +42,12 @@ static struct options defaults;
 /* Back to the state of a fresh plugin. */
 static void reset(void)
 {
-	if (sim.cpu)
+	if (caches.cpu)
 		free_cpus();
 	free_phases();
 	prof_discard();
 	memset(&sim, 0, sizeof(sim));
+	memset(&caches, 0, sizeof(caches));
 	opt = defaults;
 }
 
@@ -107,7 +108,16 @@ static uint64_t phys_of(const void *hw)
 /* A data access as mem_access() hands it over, at physical address phys. */
 static void acc(unsigned int vcpu, uint64_t vaddr, uint64_t size, int store, uint64_t phys)
 {
-	data_access(&sim.cpu[vcpu], vcpu, vaddr, size, store, phys_of, &phys);
+	if (simulating())
+		data_access(&caches.cpu[vcpu], vcpu, vaddr, size, store, phys_of, &phys,
+			    counting_phase());
+}
+
+/* A run of instruction fetches as fetch_exec() hands it over. */
+static void fetch(unsigned int vcpu, const struct fetch_run *run)
+{
+	if (simulating())
+		fetch_run_exec(&caches.cpu[vcpu], run, counting_phase());
 }
 
 /* A direct-map access: physical = virtual - DIRECT_START, as in nokaslr. */
@@ -189,13 +199,13 @@ static void test_options_defaults(void)
 	ok(!rc && !errbuf[0], "options: none given parse (%d, '%s')", rc, errbuf);
 	ok(opt.geom[C_L1D].size == 32768 && opt.geom[C_L1D].ways == 8 &&
 	   opt.geom[C_L1D].line == 64 && opt.geom[C_L2].size == 4194304 &&
-	   opt.geom[C_L2].ways == 16 && opt.stack_top == 2048 &&
+	   opt.geom[C_L2].ways == 16 && opt.map.stack_top == 2048 &&
 	   opt.min_window == 2u << 20 && opt.between_phases == BETWEEN_SIMULATE,
 	   "options: the defaults are Skylake-Client's L1s, a 4M 16-way L2, stack_top=2048, min_window=2M, between_phases=simulate");
-	ok(opt.text_start == 0xffffffff81000000ull && opt.text_end == 0xffffffff82200000ull &&
-	   opt.data_start == opt.text_end && opt.data_end == MODULES_START,
+	ok(opt.map.text_start == 0xffffffff81000000ull && opt.map.text_end == 0xffffffff82200000ull &&
+	   opt.map.data_start == opt.map.text_end && opt.map.data_end == MODULES_START,
 	   "options: data= defaults to the text end up to the modules (0x%llx-0x%llx)",
-	   ULL(opt.data_start), ULL(opt.data_end));
+	   ULL(opt.map.data_start), ULL(opt.map.data_end));
 	ok(!opt.out_path && !opt.prof_path && !opt.conflicts_path[C_L1D] &&
 	   !opt.conflicts_path[C_L1I] && !opt.conflicts_path[C_L2] && !opt.nr_extra[X_L1D] &&
 	   !opt.nr_hier,
@@ -204,7 +214,7 @@ static void test_options_defaults(void)
 
 static void test_options_values(void)
 {
-	int rc = parse("l1d_size=48K l1d_ways=12 l1i_line=128 l2_size=1M l2_ways=0x10 "
+	int rc = parse("l1d=48K:12 l1i=32K:8:128 l2=1M:0x10 "
 		       "stack_top=4096 text=0xffffffff81000000-ffffffff81600000 "
 		       "data=ffffffff81600000-0xffffffff81c16000 min_window=1K out=/o "
 		       "profile=/p conflicts=/c text_conflicts=/t l2_conflicts=/l");
@@ -216,17 +226,17 @@ static void test_options_values(void)
 	   "options: K and M suffixes and 0x numbers (%llu %u %u %llu %u)",
 	   ULL(opt.geom[C_L1D].size), opt.geom[C_L1D].ways, opt.geom[C_L1I].line,
 	   ULL(opt.geom[C_L2].size), opt.geom[C_L2].ways);
-	ok(opt.text_start == 0xffffffff81000000ull && opt.text_end == 0xffffffff81600000ull &&
-	   opt.data_start == 0xffffffff81600000ull && opt.data_end == 0xffffffff81c16000ull,
+	ok(opt.map.text_start == 0xffffffff81000000ull && opt.map.text_end == 0xffffffff81600000ull &&
+	   opt.map.data_start == 0xffffffff81600000ull && opt.map.data_end == 0xffffffff81c16000ull,
 	   "options: text= and data= in hex, 0x optional");
-	ok(opt.stack_top == 4096 && opt.min_window == 1024, "options: stack_top=, min_window=");
+	ok(opt.map.stack_top == 4096 && opt.min_window == 1024, "options: stack_top=, min_window=");
 	ok(opt.out_path && !strcmp(opt.out_path, "/o") && opt.prof_path &&
 	   !strcmp(opt.prof_path, "/p") && opt.conflicts_path[C_L1D] &&
 	   !strcmp(opt.conflicts_path[C_L1D], "/c") && opt.conflicts_path[C_L1I] &&
 	   !strcmp(opt.conflicts_path[C_L1I], "/t") && opt.conflicts_path[C_L2] &&
 	   !strcmp(opt.conflicts_path[C_L2], "/l"),
 	   "options: out=, profile=, conflicts=, text_conflicts=, l2_conflicts=");
-	ok(!parse("stack_top=16K min_window=1024M") && opt.stack_top == 16384 &&
+	ok(!parse("stack_top=16K min_window=1024M") && opt.map.stack_top == 16384 &&
 	   opt.min_window == 1u << 30, "options: stack_top=16K and min_window=1024M are the limits");
 }
 
@@ -239,10 +249,12 @@ static void test_options_rejected(void)
 	} bad[] = {
 		{ "bogus=1", "kcolour-cachesim: bad argument 'bogus=1' (unknown key, bad number or empty range)\n", 1 },
 		{ "noequals", "bad argument 'noequals'", 1 },
-		{ "l1d_size=1Q", "bad argument 'l1d_size=1Q'", 1 },
-		{ "l1d_size=-1", "bad argument 'l1d_size=-1'", 1 },
-		{ "l1d_ways=2000", "bad argument 'l1d_ways=2000'", 1 },
-		{ "l2_line=4097", "bad argument 'l2_line=4097'", 1 },
+		{ "l1d=1Q:8", "bad argument 'l1d=1Q:8'", 1 },
+		{ "l1d=-1:8", "bad argument 'l1d=-1:8'", 1 },
+		{ "l1d=32K:2000", "bad argument 'l1d=32K:2000'", 1 },
+		{ "l2=4M:16:4097", "bad argument 'l2=4M:16:4097'", 1 },
+		{ "l1d_size=32K", "bad argument 'l1d_size=32K'", 1 },
+		{ "l1d=32K", "bad argument 'l1d=32K'", 1 },
 		{ "l1d_colour=4", "bad argument 'l1d_colour=4'", 1 },
 		{ "text=zz", "bad argument 'text=zz'", 1 },
 		{ "text=2-1", "bad argument 'text=2-1'", 1 },
@@ -254,10 +266,10 @@ static void test_options_rejected(void)
 		{ "out=", "bad argument 'out='", 1 },
 		{ "profile=", "bad argument 'profile='", 1 },
 		{ "between_phases=never", "bad argument 'between_phases=never'", 1 },
-		{ "l1d_size=0", "kcolour-cachesim: L1D: size, ways and line must be non-zero (size=0 ways=8 line=64)\n", 0 },
-		{ "l1d_size=3K", "kcolour-cachesim: L1D: set count 6 is not a power of two\n", 0 },
-		{ "l2_ways=12", "kcolour-cachesim: L2: ", 0 },
-		{ "l1i_line=8", "kcolour-cachesim: l1i_line must be at least 16\n", 0 },
+		{ "l1d=0:8", "kcolour-cachesim: L1D: size, ways and line must be non-zero (size=0 ways=8 line=64)\n", 0 },
+		{ "l1d=3K:8", "kcolour-cachesim: L1D: set count 6 is not a power of two\n", 0 },
+		{ "l2=4M:12", "kcolour-cachesim: L2: ", 0 },
+		{ "l1i=32K:8:8", "kcolour-cachesim: the L1I line must be at least 16\n", 0 },
 		{ "text=ffffffff81000000-ffffffffa0000000",
 		  "kcolour-cachesim: empty data range (text ends at 0xffffffffa0000000)\n", 0 },
 		{ "l1d_extra=48K", "kcolour-cachesim: l1d_extra: bad item '48K' in '48K': want SIZE:WAYS[:LINE], several separated by '/' (ways <= 1024, line <= 4096)\n", 1 },
@@ -293,17 +305,17 @@ static void test_options_rejected(void)
 		if (rc != -1 || !strstr(errbuf, bad[i].message))
 			printf("# rc %d, stderr: %s\n", rc, errbuf);
 	}
-	parse("l1d_size=1Q");
+	parse("l1d=1Q:8");
 	ok(!strncmp(errbuf, "kcolour-cachesim: bad argument", 30) &&
 	   strstr(errbuf, usage_head) && count_lines(errbuf) == 3,
 	   "options: a bad argument gives one message, then the usage (two lines)");
-	ok(parse("l1d_size=1Q bogus2=1") == -1 && !strstr(errbuf, "bogus2"),
+	ok(parse("l1d=1Q:8 bogus2=1") == -1 && !strstr(errbuf, "bogus2"),
 	   "options: parsing stops at the first bad argument");
 }
 
 static void test_options_extras(void)
 {
-	int rc = parse("l2_line=128 l1d_extra=48K:12/32K:16:128+64K:2 l2_extra=256K:4/2M:16:64");
+	int rc = parse("l2=4M:16:128 l1d_extra=48K:12/32K:16:128+64K:2 l2_extra=256K:4/2M:16:64");
 
 	ok(!rc && opt.nr_extra[X_L1D] == 3 && opt.nr_extra[X_L2] == 2,
 	   "extras: '/' and '+' separate items (%u, %u; %s)", opt.nr_extra[X_L1D],
@@ -382,9 +394,9 @@ static void test_regions(void)
 
 	parse("text=ffffffff81000000-ffffffff81600000 data=ffffffff81600000-ffffffff81c16000");
 	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
-		if (classify(at[i].a) != at[i].r) {
+		if (classify(&opt.map, at[i].a) != at[i].r) {
 			printf("# 0x%llx: %s, not %s\n", ULL(at[i].a),
-			       region_name[classify(at[i].a)], region_name[at[i].r]);
+			       region_name[classify(&opt.map, at[i].a)], region_name[at[i].r]);
 			bad++;
 		}
 	}
@@ -395,9 +407,9 @@ static void test_regions(void)
 	   !strcmp(region_name[R_KDATA], "kdata") && !strcmp(region_name[R_OTHER], "other"),
 	   "regions: the names the output uses");
 	parse("stack_top=4096");
-	ok(classify(VMALLOC_START + 3 * THREAD_SIZE - 4096) == R_STACK_TOP &&
-	   classify(VMALLOC_START + 3 * THREAD_SIZE - 4097) == R_STACK_REST &&
-	   classify(0xffffffff82200000ull) == R_KDATA,
+	ok(classify(&opt.map, VMALLOC_START + 3 * THREAD_SIZE - 4096) == R_STACK_TOP &&
+	   classify(&opt.map, VMALLOC_START + 3 * THREAD_SIZE - 4097) == R_STACK_REST &&
+	   classify(&opt.map, 0xffffffff82200000ull) == R_KDATA,
 	   "regions: stack_top= moves the stack-top boundary; data= follows the default text");
 }
 
@@ -466,7 +478,7 @@ static void test_place_direct(void)
 
 static void test_phases(void)
 {
-	if (start("l1d_size=512 l1d_ways=2 l2_size=4K l2_ways=4", 1))
+	if (start("l1d=512:2 l2=4K:4", 1))
 		return;
 	dacc(0, 0, 8, 0);
 	ok(!sim.counting && !sim.cur.c[C_L1D][R_DIRECT].accesses && !sim.nr_phases,
@@ -506,17 +518,17 @@ static void test_between_phases_skip(void)
 	struct fetch_run run = { .line_vaddr = 0xffffffff81000040ull, .accesses = 1,
 				 .insns = 1, .nr_lines = 1, .region = R_KTEXT };
 
-	if (start("l1d_size=512 l1d_ways=2 l2_size=4K l2_ways=4 between_phases=skip", 1))
+	if (start("l1d=512:2 l2=4K:4 between_phases=skip", 1))
 		return;
 	ok(opt.between_phases == BETWEEN_SKIP && !simulating(),
 	   "between phases skip: nothing is simulated before the first phase");
 	dacc(0, 0, 8, 0);
-	fetch_run_exec(&sim.cpu[0], &run, NULL);
+	fetch(0, &run);
 	phase_open();
 	ok(simulating(), "between phases skip: a phase is simulated");
 	dacc(0, 0, 8, 0);
 	dacc(0, 0, 8, 0);
-	fetch_run_exec(&sim.cpu[0], &run, &sim.cur);
+	fetch_run_exec(&caches.cpu[0], &run, &sim.cur);
 	ok(sim.cur.c[C_L1D][R_DIRECT].sa_miss == 1 && sim.cur.c[C_L2][R_DIRECT].accesses == 1 &&
 	   sim.cur.c[C_L1I][R_KTEXT].sa_miss == 1,
 	   "between phases skip: the line touched before the phase was never cached");
@@ -541,7 +553,7 @@ static void test_levels(void)
 	unsigned int k;
 
 	/* L1D 4 sets of 2 ways, L2 16 sets of 4 ways. */
-	if (start("l1d_size=512 l1d_ways=2 l2_size=4K l2_ways=4", 1))
+	if (start("l1d=512:2 l2=4K:4", 1))
 		return;
 	phase_open();
 	phys_calls = 0;
@@ -575,14 +587,14 @@ static void test_levels(void)
 	   ph->c[C_L2][R_DIRECT].sa_miss == l2.sa_miss,
 	   "levels: a line evicted from L1D still hits in L2 (no inclusion)");
 	/* Four instruction lines on L2 set 0 push data line 0 out of L2. */
-	sim.have_kimage_host = sim.have_kimage_ram = 1;
+	caches.have_kimage_host = caches.have_kimage_ram = 1;
 	for (k = 1; k <= 4; k++) {
 		run.line_vaddr = 0xffffffff81000000ull + k * 4096;
 		run.host[0] = 0x100000 + k * 1024;
 		run.accesses = run.nr_lines = 1;
 		run.insns = 1;
 		run.region = R_KTEXT;
-		fetch_run_exec(&sim.cpu[0], &run, ph);
+		fetch_run_exec(&caches.cpu[0], &run, ph);
 	}
 	l2 = ph->c[C_L2][R_DIRECT];
 	d = ph->c[C_L1D][R_DIRECT];
@@ -602,7 +614,7 @@ static void test_fetch(void)
 	struct phase *ph = &sim.cur;
 	struct fetch_run run = { 0 };
 
-	if (start("l1i_size=1K l1i_ways=2 l2_size=4K l2_ways=4", 1))
+	if (start("l1i=1K:2 l2=4K:4", 1))
 		return;
 	phase_open();
 	run.line_vaddr = 0xffffffff81000040ull;
@@ -611,25 +623,25 @@ static void test_fetch(void)
 	run.insns = 4;
 	run.nr_lines = 1;
 	run.region = R_KTEXT;
-	fetch_run_exec(&sim.cpu[0], &run, ph);
+	fetch_run_exec(&caches.cpu[0], &run, ph);
 	ok(ph->insns[R_KTEXT] == 4 && ph->c[C_L1I][R_KTEXT].accesses == 5 &&
 	   ph->c[C_L1I][R_KTEXT].sa_miss == 1,
 	   "fetch: a run counts its instructions, one line fetch each (the later ones MRU hits)");
 	ok(!ph->c[C_L2][R_KTEXT].accesses && ph->l2_unresolved == 1,
 	   "fetch: before the host-to-RAM offset is known, a miss cannot reach L2");
-	sim.have_kimage_host = sim.have_kimage_ram = 1;
-	sim.kimage_host = 0x7f0000000000ull;
-	sim.kimage_ram = 0x1000000;
+	caches.have_kimage_host = caches.have_kimage_ram = 1;
+	caches.kimage_host = 0x7f0000000000ull;
+	caches.kimage_ram = 0x1000000;
 	run.line_vaddr += 64;
 	run.host[0] += 64;
 	run.host[1] = run.host[0] + 64;
 	run.nr_lines = 2;
-	fetch_run_exec(&sim.cpu[0], &run, ph);
+	fetch_run_exec(&caches.cpu[0], &run, ph);
 	ok(ph->c[C_L1I][R_KTEXT].sa_miss == 3 && ph->c[C_L2][R_KTEXT].accesses == 2 &&
 	   ph->l2_unresolved == 1 && ph->insns[R_KTEXT] == 8 &&
 	   ph->c[C_L1I][R_KTEXT].accesses == 10,
 	   "fetch: a run over two lines; once calibrated its misses reach L2");
-	fetch_run_exec(&sim.cpu[0], &run, NULL);
+	fetch_run_exec(&caches.cpu[0], &run, NULL);
 	ok(ph->insns[R_KTEXT] == 8 && ph->c[C_L1I][R_KTEXT].accesses == 10,
 	   "fetch: outside a phase nothing counts");
 }
@@ -643,7 +655,7 @@ static void test_smp(void)
 	struct phase *ph = &sim.cur;
 	struct cs_counts l1, x1;
 
-	if (start("l1d_size=512 l1d_ways=2 l2_size=4K l2_ways=4 l1d_extra=1K:2", 2))
+	if (start("l1d=512:2 l2=4K:4 l1d_extra=1K:2", 2))
 		return;
 	phase_open();
 	dacc(0, 0x40, 8, 0);
@@ -694,7 +706,7 @@ static void stream(unsigned int n, uint64_t seed)
 	uint64_t x = seed;
 	unsigned int i;
 
-	sim.have_kimage_host = sim.have_kimage_ram = 1;
+	caches.have_kimage_host = caches.have_kimage_ram = 1;
 	for (i = 0; i < n; i++) {
 		uint64_t r = rnd(&x);
 
@@ -706,7 +718,7 @@ static void stream(unsigned int n, uint64_t seed)
 			run.insns = 1 + (r >> 4) % 5;
 			run.accesses = run.insns + run.nr_lines - 1;
 			run.region = R_KTEXT;
-			fetch_run_exec(&sim.cpu[0], &run, counting_phase());
+			fetch_run_exec(&caches.cpu[0], &run, counting_phase());
 		} else if (r % 4 == 1) {
 			acc(0, 0x400000 + rnd(&x) % 65536, 1 + (r >> 4) % 16, 0,
 			    0x2000000 + rnd(&x) % 65536);
@@ -721,7 +733,7 @@ static void test_equal_extras(void)
 	struct phase *ph;
 	int same = 1, r;
 
-	if (start("l1d_size=1K l1d_ways=2 l2_size=8K l2_ways=4 l1d_extra=1K:2 l2_extra=8K:4 "
+	if (start("l1d=1K:2 l2=8K:4 l1d_extra=1K:2 l2_extra=8K:4 "
 		  "cpus=1K:2-32K:8-8K:4", 1))
 		return;
 	stream(2000, 1);
@@ -757,7 +769,7 @@ static void test_recolour(void)
 	struct phase *ph;
 	int e, r, n, i;
 
-	if (start("l1d_size=1K l1d_ways=1 l2_size=64K l2_ways=4 "
+	if (start("l1d=1K:1 l2=64K:4 "
 		  "l2_extra=64K:4@balanced/64K:4@random/64K:4/64K:4@balanced-all", 1))
 		return;
 	/* The decompressor's first touch of the image, through an identity map. */
@@ -809,7 +821,7 @@ static void test_shared_l1(void)
 	struct cs_counts a, b, x, h;
 	int r, same = 1;
 
-	if (start("l1d_size=1K l1d_ways=2 l2_size=8K l2_ways=4 l1d_extra=2K:4 "
+	if (start("l1d=1K:2 l2=8K:4 l1d_extra=2K:4 "
 		  "cpus=2K:4-32K:8-4K:4/2K:4-32K:8-4K:4/1K:2-32K:8-4K:4", 1))
 		return;
 	phase_open();
@@ -839,7 +851,7 @@ static void test_min_bound(void)
 	struct cs_counts k;
 	int c, good = 1;
 
-	if (start("l1d_size=1K l1d_ways=2 l2_size=8K l2_ways=4 min_window=500", 1))
+	if (start("l1d=1K:2 l2=8K:4 min_window=500", 1))
 		return;
 	phase_open();
 	stream(20000, 4);
@@ -1190,7 +1202,7 @@ static void test_print_config_phase(void)
 	const char *s;
 	int n;
 
-	if (start("l1d_size=48K l1d_ways=12 l2_size=1280K l2_ways=20 "
+	if (start("l1d=48K:12 l2=1280K:20 "
 		  "text=ffffffff81000000-ffffffff81600000 data=ffffffff81600000-ffffffff81c16000 "
 		  "l1d_extra=32K:8/64K:2:128 l2_extra=256K:4 cpus=32K:8-32K:8-1M:16/48K:12-64K:4-2M:16 "
 		  "min_window=1M", 1))
@@ -1202,10 +1214,10 @@ static void test_print_config_phase(void)
 	f = mem_open();
 	print_config(f);
 	s = mem_text(f);
-	ok(!strcmp(s, "cachesim config target=x86_64 api=0..1 vcpus=1 L1D=49152/12/64 "
-		   "L1I=32768/8/64 L2=1310720/20/64 L1D_extra=32768/8/64+65536/2/128 "
-		   "L2_extra=262144/4/64 cpus=32768/8/64-32768/8/64-1048576/16/64+"
-		   "49152/12/64-65536/4/64-2097152/16/64 stack_top=2048 "
+	ok(!strcmp(s, "cachesim config target=x86_64 api=0..1 vcpus=1 L1D=49152:12:64 "
+		   "L1I=32768:8:64 L2=1310720:20:64 L1D_extra=32768:8:64+65536:2:128 "
+		   "L2_extra=262144:4:64 cpus=32768:8:64-32768:8:64-1048576:16:64+"
+		   "49152:12:64-65536:4:64-2097152:16:64 stack_top=2048 "
 		   "text=0xffffffff81000000-0xffffffff81600000 "
 		   "data=0xffffffff81600000-0xffffffff81c16000 phases=0 ram_calibrated=0 "
 		   "min_window=1048576 plru=bit/tree/bit between_phases=simulate\n"),
@@ -1249,7 +1261,7 @@ static void test_write_results(void)
 		ok(0, "write_results: mkdtemp");
 		return;
 	}
-	snprintf(args, sizeof(args), "l1d_size=1K l1d_ways=2 l2_size=8K l2_ways=4 "
+	snprintf(args, sizeof(args), "l1d=1K:2 l2=8K:4 "
 		 "out=%s/out profile=%s/prof conflicts=%s/conf text_conflicts=%s/tconf",
 		 dir, dir, dir, dir);
 	if (start(args, 1))
@@ -1275,8 +1287,8 @@ static void test_write_results(void)
 		run.region = R_KTEXT;
 		run.tb_start = 1;
 		/* As fetch_exec_prof() does. */
-		fetch_run_exec(&sim.cpu[0], &run, counting_phase());
-		prof_exec(t, &sim.cpu[0].last_tb, run.insns, run.tb_start, !!counting_phase());
+		fetch_run_exec(&caches.cpu[0], &run, counting_phase());
+		prof_exec(t, &caches.cpu[0].last_tb, run.insns, run.tb_start, !!counting_phase());
 		dacc(0, rnd(&x) % 8192, 8, 0);
 	}
 	write_results();

@@ -6,16 +6,36 @@ pages state the figures at 0.5x and 1.5x the latencies, lat_scale).  Misses
 are the model-free figure; cycles carry the model's bounds.
 """
 
+from typing import Protocol, TypedDict
+
 from harness import facts
 
 
-def latency():
+class Latency(TypedDict):
+    """latency(): the base CPI, the L2 and L3 hit latencies in cycles, their source."""
+    cpi: float
+    L2: float
+    L3: float
+    source: str
+
+
+class Rates(Protocol):
+    """What cycles() reads of a Phase (runner.Phase, off_cost's Counts)."""
+
+    @property
+    def insns(self) -> float: ...
+
+    def rate(self, cache: str, region: str = ..., kind: str = ...) -> float: ...
+
+
+def latency() -> Latency:
     """facts.tsv's cycle model for the bench's CPU: {cpi, L2, L3, source}."""
     (cpi, l2, l3, source), = [r[1:] for r in facts.rows("latency") if r[0] == "bench"]
     return {"cpi": float(cpi), "L2": float(l2), "L3": float(l3), "source": source}
 
 
-def cycles(p, lat, kind="sa_miss", cpi_scale=1.0, lat_scale=1.0):
+def cycles(p: Rates, lat: Latency, kind: str = "sa_miss", cpi_scale: float = 1.0,
+           lat_scale: float = 1.0) -> float:
     """Estimated cycles per event of a Phase: instructions x base CPI, an L1
     miss costs an L2 hit, an L2 miss an L3 hit; no overlap between misses."""
     l1 = p.rate("L1D", kind=kind) + p.rate("L1I", kind=kind)

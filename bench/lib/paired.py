@@ -17,14 +17,15 @@ otherwise "no measurable effect", within the interval's half-width.
 
 import math
 import statistics
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 LEVEL = 0.95
 LOWER, HIGHER, NONE, NA = "lower", "higher", "no measurable effect", "n/a"
 
 
-def _betacf(a, b, x):
+def _betacf(a: float, b: float, x: float) -> float:
     """The continued fraction of the incomplete beta function (modified Lentz)."""
-    def nonzero(v):
+    def nonzero(v: float) -> float:
         return v if abs(v) > 1e-300 else 1e-300
     c, d = 1.0, 1.0 / nonzero(1.0 - (a + b) * x / (a + 1.0))
     h = d
@@ -38,7 +39,7 @@ def _betacf(a, b, x):
     return h
 
 
-def t_pvalue(t, df):
+def t_pvalue(t: float, df: float) -> float:
     """Two-sided p of Student's t with df degrees of freedom: P(|T| >= |t|), the
     regularized incomplete beta function I_x(df/2, 1/2) at x = df / (df + t^2)."""
     if math.isnan(t) or math.isnan(df):
@@ -53,10 +54,10 @@ def t_pvalue(t, df):
     return 1.0 - front * _betacf(b, a, 1.0 - x) / b
 
 
-_QUANTILES = {}
+_QUANTILES: Dict[Tuple[float, float], float] = {}
 
 
-def t_quantile(level, df):
+def t_quantile(level: float, df: float) -> float:
     """The t with P(|T| <= t) = level for df degrees of freedom (2.776 for 95%
     and df 4), by bisection on t_pvalue; remembered."""
     key = (level, df)
@@ -78,7 +79,8 @@ class Paired:
     the control mean) and the verdict (LOWER, HIGHER, NONE, or NA for fewer
     than 2 pairs)."""
 
-    def __init__(self, control, case, level=LEVEL):
+    def __init__(self, control: Sequence[float], case: Sequence[float],
+                 level: float = LEVEL) -> None:
         if len(control) != len(case):
             raise ValueError("paired: %d controls but %d cases" % (len(control), len(case)))
         self.n, self.level = len(control), level
@@ -103,11 +105,11 @@ class Paired:
         self.half_width = (self.hi - self.lo) / 2
         self.verdict = LOWER if self.hi < 0 else HIGHER if self.lo > 0 else NONE
 
-    def _pct(self, d):
+    def _pct(self, d: float) -> float:
         return 100.0 * (math.expm1(d) if self.log else d)
 
     @property
-    def p(self):
+    def p(self) -> float:
         """Two-sided p of Student's t that the mean difference is 0 (nan for
         fewer than 2 pairs; 0 where every pair differs by the same)."""
         if self.n < 2:
@@ -117,7 +119,7 @@ class Paired:
             return 1.0 if m == 0 else 0.0
         return t_pvalue(m / (self.sd / math.sqrt(self.n)), self.n - 1)
 
-    def pairs_for(self, half_width_pct, most=100000):
+    def pairs_for(self, half_width_pct: float, most: int = 100000) -> Optional[int]:
         """The pairs the interval needs for a half-width of half_width_pct percent
         at this sd; None where 2 pairs are not enough to know, or more than most."""
         if self.n < 2 or math.isnan(self.sd):
@@ -131,15 +133,15 @@ class Paired:
         return n
 
     @property
-    def real(self):
+    def real(self) -> bool:
         """The interval excludes 0."""
         return self.verdict in (LOWER, HIGHER)
 
-    def cell(self):
+    def cell(self) -> str:
         """A table's cell: the interval, then the verdict in bold where it is real."""
         return self.interval() + (" **%s**" % self.verdict if self.real else "")
 
-    def interval(self):
+    def interval(self) -> str:
         """"+1.23% [+0.40%, +2.06%]", or "+1.23% (one pair)", or "n/a"."""
         if self.n == 0:
             return NA
@@ -147,7 +149,7 @@ class Paired:
             return "%+.2f%% (one pair)" % self.pct
         return "%+.2f%% [%+.2f%%, %+.2f%%]" % (self.pct, self.lo, self.hi)
 
-    def described(self):
+    def described(self) -> str:
         """The verdict in words: "lower", "higher", or "no measurable effect,
         within +-0.42%"."""
         if self.verdict == NONE:
@@ -155,7 +157,7 @@ class Paired:
         return self.verdict
 
 
-def percentile(xs, q):
+def percentile(xs: Iterable[float], q: float) -> float:
     """The nearest-rank q-th percentile (q in 0..100) of xs; nan if empty."""
     s = sorted(xs)
     if not s:
@@ -163,14 +165,14 @@ def percentile(xs, q):
     return s[max(0, min(len(s) - 1, math.ceil(q / 100.0 * len(s)) - 1))]
 
 
-def summary(xs):
+def summary(xs: Sequence[float]) -> Tuple[float, float, float]:
     """(mean, median, p99) of xs; nans if empty."""
     if not xs:
         return math.nan, math.nan, math.nan
     return statistics.fmean(xs), statistics.median(xs), percentile(xs, 99)
 
 
-def signed_rank_p(diffs):
+def signed_rank_p(diffs: Iterable[float]) -> float:
     """Two-sided exact p of Wilcoxon's signed-rank test that the differences
     are symmetric about 0: zeros dropped, ties given their mean rank, every
     one of the 2^n sign patterns counted (n of at most 20).  The smallest p
@@ -194,7 +196,7 @@ def signed_rank_p(diffs):
     # Twice the ranks are integers: count the sign patterns by their sum.
     twice = [int(round(2 * r)) for r in ranks]
     total = sum(twice)
-    counts = {0: 1}
+    counts: Dict[int, int] = {0: 1}
     for r in twice:
         nxt = dict(counts)
         for s, c in counts.items():
@@ -206,7 +208,7 @@ def signed_rank_p(diffs):
     return min(1.0, extreme / 2.0 ** n)
 
 
-def holm(ps):
+def holm(ps: Sequence[float]) -> List[float]:
     """Holm's step-down adjusted p-values of a family, in its order: the k-th
     smallest p times (m - k + 1), made monotone, at most 1.  A test is
     rejected at family-wise level alpha where its adjusted p is <= alpha."""

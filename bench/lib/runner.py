@@ -24,11 +24,17 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, Iterator
 
 from harness import facts, kernel, qemu, tap, util
+from harness import results as results_mod
 
 ROOT = facts.ROOT
-CPU = "Skylake-Client"  # the plugin's default geometry is this model's
+# The pages a report wrote (Doc.write_md), for Run.finish to record new runs of.
+WRITTEN: list = []
+# The QEMU model every bench boot runs; the plugin's default caches are its
+# (facts.tsv's model-default, which bench-unit holds options.c to).
+CPU = facts.default_model()[0]
 # norandmaps: with user ASLR the page-table pages a fork allocates (and clears,
 # 4,100 instructions a page) vary with the layout the guest's random stream
 # draws, and colouring changes that stream: on against off was -3.1%
@@ -71,7 +77,7 @@ def guest_programs():
                           capture_output=True, text=True, check=True).stdout.split()
 
 
-def probe(dump, *args):
+def probe(dump: Path | None, *args: str) -> str:
     """kcolour-probe's output on a CPUID dump (None: this machine's CPU);
     util.Error with its message."""
     where = ["--cpuid-file", str(dump)] if dump is not None else []
@@ -83,13 +89,13 @@ def probe(dump, *args):
     return out.stdout
 
 
-def probe_cmdline(dump, cpu=0):
+def probe_cmdline(dump: Path | None, cpu: int = 0) -> str:
     """The kstack_colour= line the probe derives for a dump's CPU (its
     logical-CPU block cpu)."""
     return probe(dump, "--cpu", str(cpu), "--cmdline").strip()
 
 
-def probe_caches(dump, cpu=0):
+def probe_caches(dump: Path | None, cpu: int = 0) -> dict[str, tuple[int, int, int]]:
     """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump
     (its logical-CPU block cpu; None: this machine's CPU cpu), as
     kcolour-probe decodes it (the simulator models that CPU's caches)."""
@@ -111,9 +117,7 @@ def bench_caches():
 
 def plugin_geometry(caches):
     """The plugin arguments that simulate caches (probe_caches())."""
-    return ",".join("%s_size=%d,%s_ways=%d,%s_line=%d" % (c.lower(), g[0], c.lower(), g[1],
-                                                          c.lower(), g[2])
-                    for c, g in sorted(caches.items()))
+    return ",".join("%s=%d:%d:%d" % ((c.lower(),) + tuple(g)) for c, g in sorted(caches.items()))
 
 
 def cmd_workload(line):
@@ -159,18 +163,22 @@ CONFLICTS = {"conflicts": ("L1D", "direct"), "text_conflicts": ("L1I", "ktext"),
              "l2_conflicts": ("L2", "watched")}
 
 
-def table_path(work, name, option):
+def table_path(work: Path, name: str, option: str) -> Path:
     """Where a boot's plugin writes the file of one of its PATH options
     (conflicts, text_conflicts, l2_conflicts, profile)."""
     return work / ("%s.%s" % (name, option.replace("_", "-")))
 
 
-def read_conflicts(path, regions=False):
+# A phase's conflict table: (head {all, REGION, unknown, pairs}, [(victim, evictor, n, ...)]).
+Conflicts = tuple[dict[str, int], list[tuple[Any, ...]]]
+
+
+def read_conflicts(path: Path | str, regions: bool = False) -> dict[int, Conflicts]:
     """{phase: (head {all, REGION, unknown, pairs}, [(victim, evictor, n)])}
     of a conflicts=, text_conflicts= or l2_conflicts= file; victim an int,
     evictor as written (an address, a region or ?).  regions: each pair also
     has an l2_conflicts= file's victim_region and evictor_region."""
-    out = {}
+    out: dict[int, Conflicts] = {}
     for line in Path(path).read_text().splitlines():
         words = line.split()
         kv = dict(w.split("=", 1) for w in words[1:])
@@ -184,7 +192,7 @@ def read_conflicts(path, regions=False):
     return out
 
 
-def conflict_problems(kind, phase, conflicts):
+def conflict_problems(kind: str, phase: "Phase", conflicts: Conflicts) -> list[str]:
     """What does not add up in one phase's conflict table against the
     phase's own counts (a list, empty if all does)."""
     cache, region = CONFLICTS[kind]
@@ -207,22 +215,24 @@ def conflict_problems(kind, phase, conflicts):
 class Phase:
     """One workload run: its plugin counts and what the workload printed."""
 
-    def __init__(self, workload, info, head, counts):
+    def __init__(self, workload: str, info: dict[str, Any], head: dict[str, Any],
+                 counts: dict[tuple[str, str], dict[str, Any]]) -> None:
         self.workload = workload
         self.info = info        # the workload's key=value line
         self.head = head        # the plugin's phase line (insns, complete)
         self.counts = counts    # (cache, region) -> {accesses, sa_miss, fa_miss}
-        # The denominator of per-event figures: (name, count).
-        self.unit = (UNITS[workload][0], info.get(UNITS[workload][1]))
+        # The denominator of per-event figures: (name, count), the count an int
+        # of the workload line (Any: info.get() is None where a line lacks it).
+        self.unit: tuple[str, Any] = (UNITS[workload][0], info.get(UNITS[workload][1]))
 
     @property
-    def start_up(self):
+    def start_up(self) -> bool:
         """ab's start-up alone: the one-request web run, which every other web
         phase is net of (net())."""
         return self.workload == "web" and self.info["requests"] == 1
 
     @property
-    def label(self):
+    def label(self) -> str:
         i = self.info
         if self.workload == "ring":
             return "ring N=%d" % i["tasks"]
@@ -237,7 +247,7 @@ class Phase:
             return i["name"]
         return self.workload
 
-    def minus(self, other):
+    def minus(self, other: "Phase") -> "Phase":
         """This phase less another of the same workload: every count and the
         events (web: less the one-request run, ab's start-up)."""
         key = UNITS[self.workload][1]
@@ -247,18 +257,18 @@ class Phase:
                        for k, v in c.items()} for cr, c in self.counts.items()}
         return Phase(self.workload, info, head, counts)
 
-    def per(self, value):
+    def per(self, value: float) -> float:
         return value / self.unit[1]
 
     @property
-    def insns(self):
+    def insns(self) -> float:
         return self.per(self.head["insns"])
 
-    def rate(self, cache, region="all", kind="sa_miss"):
+    def rate(self, cache: str, region: str = "all", kind: str = "sa_miss") -> float:
         """Misses per event."""
         return self.per(self.counts[(cache, region)][kind])
 
-    def sa_fa(self, cache, region):
+    def sa_fa(self, cache: str, region: str) -> str:
         """Misses per event, set-associative (fully associative in brackets)."""
         return "%s (%s)" % (fmt(self.rate(cache, region)), fmt(self.rate(cache, region, "fa_miss")))
 
@@ -271,7 +281,8 @@ class Boot(list):
     def __init__(self, stem):
         txt = Path(str(stem) + ".txt")
         self.raw = txt.read_bytes() if txt.exists() else b""
-        self.config, self.phases = {}, {}
+        self.config: dict[str, Any] = {}
+        self.phases: dict[int, tuple[dict[str, Any], dict[tuple[str, str], dict[str, Any]]]] = {}
         for words in (line.split() for line in self.raw.decode().splitlines()):
             kv = parse_kv(" ".join(words[2 if words[1] == "config" else 1:]))
             if words[1] == "config":
@@ -285,7 +296,7 @@ class Boot(list):
         console = Path(str(stem) + ".log").read_text(errors="replace")
         self.lines = [(m.group(1), parse_kv(m.group(2))) for m in
                       map(WORKLOAD_RE.search, console.splitlines()) if m]
-        self.layout = next((kv for wl, kv in self.lines if wl == "layout"), {})
+        self.layout: dict[str, Any] = next((kv for wl, kv in self.lines if wl == "layout"), {})
         self.lines = [(wl, kv) for wl, kv in self.lines if wl != "layout"]
         super().__init__(Phase(wl, info, *self.phases[i])
                          for i, (wl, info) in enumerate(self.lines) if i in self.phases)
@@ -387,7 +398,8 @@ class Run:
             self.meta["started"] = old.get("started", old["date"])
             return
         try:
-            self.want, cmd_programs = map(list, zip(*map(cmd_workload, self.want)))
+            lists: Iterator[list[Any]] = map(list, zip(*map(cmd_workload, self.want)))
+            self.want, cmd_programs = lists
             cmd_programs = [p for progs in cmd_programs for p in progs]
         except util.Error as e:
             self.bail(str(e))
@@ -446,6 +458,7 @@ class Run:
         except util.Error as e:
             self.bail("image %s: %s" % (name, e))
         banner = re.search(rb"Linux version [ -~]+", (img.path / "vmlinux").read_bytes())
+        assert banner is not None  # every vmlinux holds its "Linux version" banner
         self.meta.update({"banner_" + key: banner.group().decode(), "build_" + key: img.how,
                           "fragments_" + key: " ".join(
                               f + ".config" for f in fragments or facts.image_spec(name)[1])})
@@ -543,7 +556,12 @@ class Run:
             (self.work / f).write_text(text)
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
+            del WRITTEN[:]
             report.save(Path(results))
+            if not self.replay and not self.quick:
+                pages = [p for p in WRITTEN if p.parent.resolve() == results_mod.RESULTS]
+                for page in results_mod.record(pages):
+                    self.say("docs/results/runs.tsv: %s is a new run" % page)
             self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
                                                   time.time() - self.start))
         return self.tap.plan()
@@ -552,6 +570,8 @@ class Run:
 class Doc:
     """A markdown report, of a Run's boots if given; a subclass gives .names,
     the cases (the first one's phases are the layout of every boot's)."""
+
+    names: list[str]  # set by each subclass
 
     def __init__(self, run=None):
         self.run, self.out = run, []
@@ -608,6 +628,7 @@ class Doc:
 
     def write_md(self, path):
         Path(path).write_text("\n".join(self.out) + "\n")
+        WRITTEN.append(Path(path))
 
 
 def gnuplot_str(text):

@@ -4,7 +4,7 @@
 # docstring), saying why.  The measurement it could not make is a skip, not
 # a pass.  TAP output.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . harness/tap.sh
 log=build/perf-ab-here.log
 mkdir -p build

@@ -10,6 +10,7 @@ kcolour-probe on the fixture.
 """
 
 import importlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -65,8 +66,9 @@ def main():
     caches = benchdata.probe_caches(benchdata.facts.path("bench-dump"))
     t(caches == {"L1D": (32768, 8, 64), "L1I": (32768, 8, 64), "L2": (262144, 4, 64)},
       "probe_caches: the Skylake dump decodes to 32K 8-way L1s and a 256K 4-way L2", [caches])
-    t(benchdata.plugin_geometry({"L2": (262144, 4, 64)}) == "l2_size=262144,l2_ways=4,l2_line=64",
-      "plugin_geometry: the plugin's argument names")
+    t(benchdata.plugin_geometry({"L2": (262144, 4, 64), "L1D": (49152, 12, 64)}) ==
+      "l1d=49152:12:64,l2=262144:4:64",
+      "plugin_geometry: the plugin's keys, each cache SIZE:WAYS:LINE")
     try:
         benchdata.probe_caches(TOP / "facts.tsv")
         t(False, "probe_caches: a file that is no CPUID dump is an error")
@@ -281,6 +283,18 @@ def main():
     t(all(hasattr(importlib.import_module("bench." + m), "main")
           for m, _, _ in bench_main.EXPERIMENTS.values()),
       "every experiment python3 -m bench list names has a main()")
+    # The plugin's default caches are facts.tsv's model-default, the one home
+    # of that geometry: options.c's initializer, and bench/cpus.py's PRIMARY.
+    src = (TOP / "bench/cachesim/options.c").read_text()
+    defaults = {name: tuple(int(x) for x in m) for name, m in (
+        (name, re.search(r"\[C_%s\] = \{ (\d+), (\d+), (\d+) \}" % name, src).groups())
+        for name in ("L1D", "L1I", "L2"))}
+    model, caches = benchdata.facts.default_model()
+    t(defaults == caches and benchdata.CPU == model,
+      "the plugin's default caches (options.c) are facts.tsv's model-default, %s's" % model,
+      ["options.c %s, facts.tsv %s" % (defaults, caches)])
+    t(cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),
+      "bench-cpus' primary hierarchy is the plugin's default caches (%s)" % cpus.PRIMARY)
     return t.plan()
 
 

@@ -52,7 +52,7 @@ HACKBENCH_FDS=10
 hackbench() {
 	mode=-P threads=0
 	[ "$1" = thread ] && mode=-T threads=1
-	pipe= pipes=0
+	pipe='' pipes=0
 	[ "$2" = pipe ] && pipe=-p pipes=1
 	run=$(window -o /tmp/hackbench.out hackbench $mode $pipe -g "$3" -f "$HACKBENCH_FDS" \
 		-l "$4") || { cat /tmp/hackbench.out; return 1; }

@@ -29,7 +29,7 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "selftests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from harness import check, facts, kconfig, kernel, qemu, series, tap, util  # noqa: E402
+from harness import check, facts, kconfig, kernel, qemu, results, series, tap, util  # noqa: E402
 import parse_results  # noqa: E402
 import check_figures  # noqa: E402
 
@@ -457,7 +457,22 @@ class FactsTest(unittest.TestCase):
 
     def test_model(self):
         """a model's true L1D"""
-        self.assertEqual(facts.models()["EPYC"]["l1d"], "32K/8/64")
+        self.assertEqual(facts.models()["EPYC"]["l1d"], "32K:8:64")
+
+    def test_geometry(self):
+        """SIZE:WAYS:LINE, the one spelling; the default model's caches"""
+        self.assertEqual(facts.geometry("48K:12:64"), (49152, 12, 64))
+        self.assertEqual(facts.geometry("4M:16:64"), (4 << 20, 16, 64))
+        self.assertEqual(facts.geometry("512:2:32"), (512, 2, 32))
+        for bad in ("32K/8/64", "32K:8", "xK:8:64", ""):
+            with self.assertRaises(ValueError):
+                facts.geometry(bad)
+        model, caches = facts.default_model()
+        self.assertEqual(sorted(caches), ["L1D", "L1I", "L2"])
+        self.assertIn(model, facts.models())
+        # the model table's L1D and L2 of that model are the same caches
+        self.assertEqual(facts.geometry(facts.models()[model]["l1d"]), caches["L1D"])
+        self.assertEqual(facts.geometry(facts.models()[model]["l2"]), caches["L2"])
 
     def test_workloads(self):
         """a workload set, in order"""
@@ -497,7 +512,7 @@ class FactsFixtureTest(unittest.TestCase):
     def test_models(self):
         """a model's cache facts, sysfs a boolean"""
         self.assertEqual(facts.models()["Conroe,level=2"], dict(
-            source="leaf2", l1d="32K/8/64", l2="2048K/8/64", sysfs=False))
+            source="leaf2", l1d="32K:8:64", l2="2048K:8:64", sysfs=False))
         self.assertIs(facts.models()["EPYC"]["sysfs"], True)
 
     def test_paths(self):
@@ -792,9 +807,9 @@ class FiguresTest(unittest.TestCase):
     """check_figures.py: a quoted percentage must be one the page it cites
     shows, with its sign and its interval."""
 
-    PAGES = {"paired.md": check_figures.Page(
+    PAGES = {"paired.md": results.Page(
         "| web | +0.00% [-1.23%, +1.25%] |\n| ring | -0.92% |\n| text | +12.76% |"),
-             "cpus.md": check_figures.Page("| fork | +1.06% [-0.40%, +2.54%] |")}
+             "cpus.md": results.Page("| fork | +1.06% [-0.40%, +2.54%] |")}
 
     def unshown(self, text):
         return check_figures.unshown(text, self.PAGES)
@@ -836,6 +851,54 @@ class FiguresTest(unittest.TestCase):
         for line in ("7% (measured: perf on a Zen 4)", "a 2% effect (synthetic: made up)",
                      "within ±0.5% (an example)"):
             self.assertEqual(self.unshown(line), [], line)
+
+    def run_pages(self, kernel="colour v5, falign v2", figures=None):
+        page = "| ring | -0.60% [-1.05%, -0.15%] |"
+        run = results.Run("paired.md", "2026-12-05", kernel,
+                          figures or results.digest(page))
+        return {"paired.md": results.Page(page, run), "cpus.md": results.Page("| x | 1% |")}
+
+    def test_a_kernel_named_for_a_page_is_its_runs(self):
+        """"v5's build" must be the kernel the cited page's run measured"""
+        pages = self.run_pages()
+        line = "-0.60%% [-1.05%%, -0.15%%] (%s build, docs/results/paired.md)"
+        self.assertEqual(check_figures.misattributed(line % "v5's", pages), [])
+        self.assertEqual(check_figures.misattributed(line % "v6's", pages),
+                         ["v6's: paired.md is the run of colour v5 (runs.tsv), not v6"])
+        self.assertEqual(check_figures.misattributed(line % "falign v2's", pages), [])
+        self.assertEqual(len(check_figures.misattributed(line % "falign v3's", pages)), 1)
+        # a bare version is the text's own series
+        self.assertEqual(check_figures.misattributed(line % "v2's", pages, "falign"), [])
+        # a page without a recorded run cannot be named
+        self.assertIn("no recorded run",
+                      check_figures.misattributed(line.replace("paired", "cpus") % "v5's",
+                                                  pages)[0])
+        # no citation within reach: no claim about a page
+        self.assertEqual(check_figures.misattributed("v6's build" + " " * 200 +
+                                                     "results/paired.md", pages), [])
+
+    def test_a_page_shows_its_recorded_run(self):
+        self.assertEqual(check_figures.unrecorded(self.run_pages()), ["cpus.md: no row in runs.tsv"])
+        stale = check_figures.unrecorded(self.run_pages(figures="0123456789abcdef"))
+        self.assertEqual(len(stale), 2)
+        self.assertIn("paired.md: its figures are not those of its 2026-12-05 run", stale[0])
+
+    def test_record_a_new_run_only(self):
+        d = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, d)
+        page, runs = d / "paired.md", d / "runs.tsv"
+        page.write_text("| ring | -0.60% [-1.05%, -0.15%] |\n")
+        self.assertEqual(results.record([page], path=runs, date="2026-12-01"), ["paired.md"])
+        self.assertEqual(results.record([page], path=runs, date="2026-12-02"), [])
+        row = results.runs(runs)["paired.md"]
+        self.assertEqual((row.date, row.figures), ("2026-12-01", results.digest(page.read_text())))
+        self.assertEqual(row.version("colour"), int(facts.table("series")["colour"][1]))
+        page.write_text("| ring | -0.61% [-1.05%, -0.15%] |\n")
+        self.assertEqual(results.record([page], path=runs, date="2026-12-03"), ["paired.md"])
+        self.assertEqual(results.runs(runs)["paired.md"].date, "2026-12-03")
+        runs.write_text("paired.md\t2026-12-01\n")
+        with self.assertRaises(ValueError):
+            results.runs(runs)
 
     def test_a_patch_quotes_its_message_help_and_documentation(self):
         patch = ("Subject: x\n\nIt gains 1%.\n---\n a | 1 +\n"
@@ -1028,14 +1091,39 @@ class RealHardwareColumnTest(unittest.TestCase):
 
 # ------------------------------------------------------------- types
 
+@unittest.skipUnless(shutil.which("mypy"), "no mypy (apt-get install mypy)")
 class TypesTest(unittest.TestCase):
+    # Every module of harness/ (not its tests) and bench/lib/, and the
+    # simulator's profile reader, which bench/lib/functions.py uses.
+    CHECKED = sorted(str(p.relative_to(facts.ROOT)) for d in ("harness", "bench/lib")
+                     for p in (facts.ROOT / d).glob("*.py")) + ["bench/cachesim/profile_diff.py"]
+    # The fully typed ones, also under --strict (test_mypy_strict's docstring
+    # lists them); the others (harness/__main__.py, kernel.py, qemu.py,
+    # series.py, suites.py, bench/lib/runner.py) are checked without --strict.
+    STRICT = ["harness/__init__.py", "harness/tap.py", "harness/facts.py", "harness/results.py",
+              "harness/util.py", "harness/kconfig.py", "harness/check.py",
+              "harness/bisect_check.py", "harness/deb.py", "bench/lib/__init__.py",
+              "bench/lib/cases.py", "bench/lib/functions.py", "bench/lib/cost.py",
+              "bench/lib/cpus.py", "bench/lib/paired.py", "bench/lib/pagemap.py",
+              "bench/cachesim/profile_diff.py"]
 
-    @unittest.skipUnless(shutil.which("mypy"), "no mypy (apt-get install mypy)")
-    def test_mypy(self):
-        """mypy --strict on the typed modules: tap.py, facts.py"""
-        r = subprocess.run(["mypy", "--strict", "--cache-dir=/dev/null", "harness/tap.py",
-                            "harness/facts.py"], capture_output=True, text=True, cwd=facts.ROOT)
+    def mypy(self, *args):
+        r = subprocess.run(["mypy", "--cache-dir=/dev/null"] + list(args), capture_output=True,
+                           text=True, cwd=facts.ROOT)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
+    def test_mypy(self):
+        """mypy --check-untyped-defs on harness/, bench/lib/ and profile_diff.py"""
+        self.mypy("--check-untyped-defs", *self.CHECKED)
+
+    def test_mypy_strict(self):
+        """mypy --strict on the fully typed modules
+
+        harness/: __init__, tap, facts, results, util, kconfig, check,
+        bisect_check, deb; bench/lib/: __init__, cases, functions, cost, cpus,
+        paired, pagemap; bench/cachesim/profile_diff.py.  The modules they
+        import are followed silently: checked, their errors not reported."""
+        self.mypy("--strict", "--follow-imports=silent", *self.STRICT)
 
 
 if __name__ == "__main__":

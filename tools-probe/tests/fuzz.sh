@@ -12,6 +12,7 @@ WORK=${2:?usage: fuzz.sh FIXTURES WORKDIR [SECONDS]}
 SECONDS_MAX=${3:-60}
 JOBS=$(nproc)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/../../harness/tap.sh
 . "$HERE/../harness/tap.sh"
 
 mkdir -p "$WORK/corpus" "$WORK/seeds"

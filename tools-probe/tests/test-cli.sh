@@ -14,6 +14,7 @@ TOP=$(cd "$HERE/.." && pwd)
 FIXTURES=${2:?usage: test-cli.sh PROBE FIXTURES}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=SCRIPTDIR/../../harness/tap.sh
 . "$(dirname "$0")/../../harness/tap.sh"
 
 # json FILE EXPR: evaluate a python expression over the parsed JSON as j.
@@ -91,7 +92,8 @@ if command -v taskset >/dev/null && [ "$ncpu" -ge 2 ]; then
 	tap "$(json "$TMP/t1.json" "(j['cpu'], j['pinned'])" | grep -qx '(0, True)'; echo $?)" \
 		"started on CPU 1 (taskset -c 1), it still reads CPU 0"
 	"$PROBE" --cpu 1 --no-sysfs >"$TMP/cpu1.txt"
-	tap "$([ $? -eq 0 ] && grep -qx 'read on CPU 1 (pinned)' "$TMP/cpu1.txt"; echo $?)" \
+	rc=$?
+	tap "$([ $rc -eq 0 ] && grep -qx 'read on CPU 1 (pinned)' "$TMP/cpu1.txt"; echo $?)" \
 		"--cpu 1 on the live machine reads CPU 1"
 else
 	tap_skip "started on CPU 1 (taskset -c 1), it still reads CPU 0" "no taskset or one CPU"
@@ -135,7 +137,8 @@ tap $? "table output names the disagreeing field"
 tap "$([ $? -eq 1 ]; echo $?)" "--strict exits 1 on a disagreement"
 mkdir -p "$TMP/nocache/devices/system/cpu"
 "$PROBE" --sysfs-root "$TMP/nocache" >"$TMP/none.txt"
-tap "$([ $? -eq 0 ] && grep -q 'not available' "$TMP/none.txt"; echo $?)" \
+rc=$?
+tap "$([ $rc -eq 0 ] && grep -q 'not available' "$TMP/none.txt"; echo $?)" \
 	"a sysfs tree without cache directories: said, not an error"
 "$PROBE" --strict --sysfs-root "$TMP/nocache" >/dev/null 2>"$TMP/none.err"
 tap "$([ $? -eq 2 ] && grep -q -- '--strict: nothing to check against in .*/cpu0/cache (cannot open it)' "$TMP/none.err"; echo $?)" \
@@ -213,7 +216,7 @@ if ls "$TOP"/kernel-patches/[0-9]*.patch >/dev/null 2>&1; then
 		grep -qx "+config $sym" "$TOP"/kernel-patches/[0-9]*.patch || echo "$sym"
 	done)
 	tap "$([ -n "$syms" ] && [ -z "$missing" ]; echo $?)" \
-		"every symbol --kconfig prints is defined by the series' Kconfig ($(echo $syms | wc -w) symbols; missing: ${missing:-none})"
+		"every symbol --kconfig prints is defined by the series' Kconfig ($(wc -w <<<"$syms") symbols; missing: ${missing:-none})"
 else
 	tap_skip "every symbol --kconfig prints is defined by the series' Kconfig" "no kernel-patches/"
 fi
@@ -245,17 +248,20 @@ tap "$(json "$TMP/sky.json" "(j['defaults']['level'], j['recommendation']['polic
 	grep -qx "('auto', '$d_policy', $d_step, $d_max)"; echo $?)" \
 	"--json defaults are what a run without options uses: level auto, policy $d_policy, step $d_step, max offset $d_max"
 "$PROBE" --help >"$TMP/help.txt" 2>"$TMP/help.err"
-tap "$([ $? -eq 0 ] && [ ! -s "$TMP/help.err" ] &&
+rc=$?
+tap "$([ $rc -eq 0 ] && [ ! -s "$TMP/help.err" ] &&
 	grep -q "^  --max-offset BYTES stack budget (default $d_max, at most $d_limit)\$" "$TMP/help.txt" &&
 	grep -q "^  --step BYTES       colour step, a multiple of $d_min (default $d_step: the hot\$" "$TMP/help.txt" &&
 	grep -q "^  --policy P         addr, mod, rr or balanced (default $d_policy)\$" "$TMP/help.txt" &&
 	grep -q "^  --level L          auto, 1 or 2 (default auto)\$" "$TMP/help.txt"; echo $?)" \
 	"--help shows the header's defaults: max offset $d_max, at most $d_limit, step $d_step, a multiple of $d_min"
 "$PROBE" -h >"$TMP/h.txt" 2>"$TMP/h.err"
-tap "$([ $? -eq 0 ] && [ ! -s "$TMP/h.err" ] && cmp -s "$TMP/h.txt" "$TMP/help.txt" &&
+rc=$?
+tap "$([ $rc -eq 0 ] && [ ! -s "$TMP/h.err" ] && cmp -s "$TMP/h.txt" "$TMP/help.txt" &&
 	grep -q '^usage: kcolour-probe' "$TMP/h.txt"; echo $?)" "-h is --help: usage on stdout, exit 0"
 "$PROBE" --version >"$TMP/version.txt" 2>"$TMP/version.err"
-tap "$([ $? -eq 0 ] && [ ! -s "$TMP/version.err" ] && grep -Eqx 'kcolour-probe [0-9]+\.[0-9]+' "$TMP/version.txt"; echo $?)" \
+rc=$?
+tap "$([ $rc -eq 0 ] && [ ! -s "$TMP/version.err" ] && grep -Eqx 'kcolour-probe [0-9]+\.[0-9]+' "$TMP/version.txt"; echo $?)" \
 	"--version: one line on stdout, exit 0: $(cat "$TMP/version.txt")"
 "$PROBE" -V 2>&1 | cmp -s - "$TMP/version.txt"
 tap $? "-V is --version"
@@ -266,7 +272,7 @@ unknown=$(for opt in $opts; do
 	grep -q "unknown option" "$TMP/err" && echo "$opt"
 done)
 tap "$([ -n "$opts" ] && [ -z "$unknown" ]; echo $?)" \
-	"every option --help names is known to the probe ($(echo $opts | wc -w); unknown: ${unknown:-none})"
+	"every option --help names is known to the probe ($(wc -w <<<"$opts"); unknown: ${unknown:-none})"
 
 # --- bad input ---------------------------------------------------------------------
 bad "missing file" --cpuid-file "$TMP/does-not-exist"
@@ -347,7 +353,8 @@ grep -v ' 0x8' "$sky" >"$TMP/noext"
 bad_says "a dump without its extended leaves" "no leaf 0x80000000, which every CPU with leaf 4 has" --cpuid-file "$TMP/noext"
 grep -v '^   0x80000008 ' "$sky" >"$TMP/cutext"
 "$PROBE" --cpuid-file "$TMP/cutext" --cmdline >"$TMP/cutext.out" 2>"$TMP/cutext.err"
-tap "$([ $? -eq 0 ] && [ -s "$TMP/cutext.out" ] &&
+rc=$?
+tap "$([ $rc -eq 0 ] && [ -s "$TMP/cutext.out" ] &&
 	grep -q 'warning: .*lacks leaf 0x80000008, the highest that leaf 0x80000000 names' "$TMP/cutext.err"; echo $?)" \
 	"a dump without its highest extended leaf, which the decoder does not read: a warning, decoded"
 grep -v '^   0x80000006 ' "$sky" >"$TMP/no6"
@@ -365,7 +372,8 @@ bad_says "a header and nothing else" "CPU 0 block has no leaf 0" --cpuid-file "$
 printf '\0\0\0\0\n\0' >"$TMP/nuls"
 bad "NUL bytes" --cpuid-file "$TMP/nuls"
 "$PROBE" --cpuid-file "$FIXTURES/GenuineIntel0000683_P3_Coppermine.cpuid-r.txt" --json >"$TMP/p3.json"
-tap "$([ $? -eq 0 ] && json "$TMP/p3.json" "j['brand']" | grep -qx None &&
+rc=$?
+tap "$([ $rc -eq 0 ] && json "$TMP/p3.json" "j['brand']" | grep -qx None &&
 	"$PROBE" --cpuid-file "$FIXTURES/GenuineIntel0000683_P3_Coppermine.cpuid-r.txt" | head -1 | grep -q '^CPU: GenuineIntel family 0x6 model 0x8,'; echo $?)" \
 	"a Pentium III (highest leaf 3, no extended leaves, no brand string) is complete: decodes, brand null"
 
@@ -390,7 +398,8 @@ tap "$([ "$(grep -c '^  [a-z]* *off: 1 colour$' "$TMP/adl.txt")" -eq 4 ] && ! gr
 grep -qx 'boot parameter: kstack_colour=off' "$TMP/adl.txt"
 tap $? "one colour: the table's boot parameter is kstack_colour=off"
 "$PROBE" --cpuid-file "$adl" --cmdline >"$TMP/adl.cmdline" 2>"$TMP/adl.cmdline.err"
-tap "$([ $? -eq 0 ] && [ "$(cat "$TMP/adl.cmdline")" = kstack_colour=off ] &&
+rc=$?
+tap "$([ $rc -eq 0 ] && [ "$(cat "$TMP/adl.cmdline")" = kstack_colour=off ] &&
 	grep -q '^note: 1 colour is no colouring: ' "$TMP/adl.cmdline.err"; echo $?)" \
 	"one colour: --cmdline prints exactly kstack_colour=off (the note on stderr)"
 "$PROBE" --cpuid-file "$adl" --json >"$TMP/adl.json"
@@ -431,7 +440,8 @@ tap "$([ -z "$wrong" ]; echo $?)" "every fixture: --cmdline is off for one colou
 
 # --- --all-cpus ----------------------------------------------------------------------
 "$PROBE" --cpuid-file "$adl" --all-cpus >"$TMP/adl-all.txt"
-tap "$([ $? -eq 0 ] && grep -qx 'all CPUs of the dump: 2 kinds of core' "$TMP/adl-all.txt" &&
+rc=$?
+tap "$([ $rc -eq 0 ] && grep -qx 'all CPUs of the dump: 2 kinds of core' "$TMP/adl-all.txt" &&
 	grep -qx 'core type Core: CPUs 0-11 (12)' "$TMP/adl-all.txt" && grep -qx 'core type Atom: CPUs 12-19 (8)' "$TMP/adl-all.txt"; echo $?)" \
 	"--all-cpus on Alder Lake P: 12 Core and 8 Atom CPUs"
 tap "$(grep -qx 'the kernel would derive here: off, 1 colour (level 1, shift 12, max offset 2048 B, policy rr)' "$TMP/adl-all.txt" &&
@@ -445,7 +455,8 @@ tap "$(json "$TMP/adl-all.json" "[(g['core_type'], g['cpus'][0], len(g['cpus']),
 	grep -qx "\[('Core', 0, 12, 1, 49152), ('Atom', 12, 8, 3, 32768), 'Core'\]"; echo $?)" \
 	"--all-cpus --json: core_types Core (0-11, 48K L1D, 1 colour) and Atom (12-19, 32K L1D, 3 colours)"
 "$PROBE" --all-cpus --no-sysfs >"$TMP/live-all.txt"
-tap "$([ $? -eq 0 ] && grep -Eq "^(core type [A-Za-z0-9]+: )?CPUs? [0-9,-]+ \([0-9]+\)\$" "$TMP/live-all.txt" &&
+rc=$?
+tap "$([ $rc -eq 0 ] && grep -Eq "^(core type [A-Za-z0-9]+: )?CPUs? [0-9,-]+ \([0-9]+\)\$" "$TMP/live-all.txt" &&
 	[ "$(sed -n 's/.*CPUs\{0,1\} [0-9,-]* (\([0-9]*\))$/\1/p' "$TMP/live-all.txt" | paste -sd+ | bc)" -eq "$ncpu" ] &&
 	grep -q '^note: .*the boot CPU (CPU 0)' "$TMP/live-all.txt"; echo $?)" \
 	"--all-cpus on this machine: all $ncpu CPUs grouped, the boot-CPU note"
@@ -457,7 +468,8 @@ tap "$(json "$TMP/live-all.json" "sum(len(g['cpus']) for g in j['core_types'])" 
 MAN=$HERE/kcolour-probe.1
 if command -v groff >/dev/null; then
 	groff -man -Tutf8 -ww "$MAN" >"$TMP/man.txt" 2>"$TMP/man.err"
-	tap "$([ $? -eq 0 ] && [ ! -s "$TMP/man.err" ] && [ -s "$TMP/man.txt" ]; echo $?)" \
+	rc=$?
+	tap "$([ $rc -eq 0 ] && [ ! -s "$TMP/man.err" ] && [ -s "$TMP/man.txt" ]; echo $?)" \
 		"kcolour-probe.1 renders with groff -man -ww, no warning: $(head -c 200 "$TMP/man.err")"
 else
 	tap_skip "kcolour-probe.1 renders with groff -man -ww, no warning" "no groff"
@@ -474,18 +486,21 @@ man_version=$(sed -n 's/^\.TH .*"kcolour-probe \([0-9.]*\)".*/\1/p' "$MAN")
 tap "$([ "kcolour-probe $man_version" = "$(cat "$TMP/version.txt")" ]; echo $?)" \
 	"kcolour-probe.1's .TH version is --version's ($man_version)"
 make -s -C "$HERE" install DESTDIR="$TMP/root" PREFIX=/usr >"$TMP/install.log" 2>&1
-tap "$([ $? -eq 0 ] && [ -x "$TMP/root/usr/bin/kcolour-probe" ] &&
+rc=$?
+tap "$([ $rc -eq 0 ] && [ -x "$TMP/root/usr/bin/kcolour-probe" ] &&
 	cmp -s "$MAN" "$TMP/root/usr/share/man/man1/kcolour-probe.1" &&
 	[ "$(stat -c %a "$TMP/root/usr/share/man/man1/kcolour-probe.1")" = 644 ] &&
 	"$TMP/root/usr/bin/kcolour-probe" --version | cmp -s - "$TMP/version.txt"; echo $?)" \
 	"make install DESTDIR=... PREFIX=/usr: bin/kcolour-probe and share/man/man1/kcolour-probe.1 under DESTDIR"
 make -s -C "$HERE" install DESTDIR="$TMP/root2" >"$TMP/install2.log" 2>&1
-tap "$([ $? -eq 0 ] && [ -x "$TMP/root2/usr/local/bin/kcolour-probe" ] &&
+rc=$?
+tap "$([ $rc -eq 0 ] && [ -x "$TMP/root2/usr/local/bin/kcolour-probe" ] &&
 	[ -f "$TMP/root2/usr/local/share/man/man1/kcolour-probe.1" ]; echo $?)" \
 	"make install: PREFIX defaults to /usr/local"
 if command -v man >/dev/null; then
 	MANWIDTH=80 man -l "$TMP/root/usr/share/man/man1/kcolour-probe.1" 2>"$TMP/manl.err" | grep -Eq 'kcolour-probe +- +decode +the +CPU +cache +geometry'
-	tap "$([ $? -eq 0 ] && [ ! -s "$TMP/manl.err" ]; echo $?)" "man -l reads the installed page"
+	rc=$?
+	tap "$([ $rc -eq 0 ] && [ ! -s "$TMP/manl.err" ]; echo $?)" "man -l reads the installed page"
 else
 	tap_skip "man -l reads the installed page" "no man"
 fi

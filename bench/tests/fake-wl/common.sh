@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the fake workloads (bench/tests/fake-wl), not run.
 #   FAKE_WL_FAIL=NAME   workload NAME fails (exit 1, a message on stderr)
 #   FAKE_WL_SLEEP=S     every workload sleeps S seconds first
