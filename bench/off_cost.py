@@ -25,11 +25,20 @@ with its 95% Student's t interval (bench/lib/paired.py).  Instructions are the
 model-free figure of the code the kernel runs; the misses and cycles carry
 where the code lands.
 
-The raw figures of each boot are kept in docs/results/data/off-cost/ (a file
-a boot), and REPORT_ONLY=1 writes the page again from them, byte for byte,
-without a boot (make check does, into build/).  TAP on stdout: every phase
-complete, each image's .config says what its kernel is (CONFIGS: built
-in and off at boot, or not built), and every raw file written.
+Every boot also runs under the simulator's instruction profile (profile=),
+so the page says where the instructions the built-in kernel adds are spent:
+per workload, how much of the difference is in functions whose code differs
+between the two kernels (their size in vmlinux differs: the colouring's
+inline hooks) and how much is the same code run more often, and the
+functions that differ most (bench/lib/functions.py).
+
+The raw figures of each boot are kept in docs/results/data/off-cost/ (two
+files a boot: the counts, KEY.tsv, and the instructions by function,
+KEY.functions.tsv), and REPORT_ONLY=1 writes the page again from them, byte
+for byte, without a boot (make check does, into build/).  TAP on stdout:
+every phase complete, each image's .config says what its kernel is (CONFIGS:
+built in and off at boot, or not built), each workload's functions add up to
+its instructions, and every raw file written.
 QUICK=1: the report of the committed raw figures, into build/bench/off-cost-quick.
 Flags (make's LAYOUTS=, QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
@@ -37,10 +46,13 @@ Flags (make's LAYOUTS=, QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --h
 import sys
 from pathlib import Path
 
-from bench.lib import paired
+import math
+import statistics
+
+from bench.lib import functions, paired
 from bench.lib.cost import cycles, latency
 from bench.lib.runner import (Doc, ROOT, Run, UNITS, bench_caches, fmt, net, parser,
-                              plugin_geometry, run_args)
+                              plugin_geometry, run_args, table_path)
 from harness import tap
 
 WSET = "off-cost"
@@ -60,6 +72,7 @@ CONFIGS = {"without": ("# CONFIG_KSTACK_COLOUR is not set",),
                    "CONFIG_TASK_STRUCT_COLOUR=y",
                    "# CONFIG_TASK_STRUCT_COLOUR_DEFAULT_ON is not set")}
 BOUNDS = (("nominal", 1.0), ("latencies x0.5", 0.5), ("latencies x1.5", 1.5))
+TOP = 10  # functions listed a workload
 
 
 class Counts:
@@ -105,19 +118,31 @@ def read_raw(path):
 
 
 def load(seeds, data_dir):
-    """{(kernel, seed): rows} of the raw files there are."""
-    return {(k, s): read_raw(data_dir / ("%s.S%s.tsv" % (k, s)))
-            for k, _, _ in KERNELS for s in seeds
-            if (data_dir / ("%s.S%s.tsv" % (k, s))).exists()}
+    """({(kernel, seed): rows}, {(kernel, seed): functions.Functions}) of the
+    raw files there are."""
+    have = [(k, s) for k, _, _ in KERNELS for s in seeds
+            if (data_dir / ("%s.S%s.tsv" % (k, s))).exists()]
+    fns = {(k, s): data_dir / ("%s.S%s.functions.tsv" % (k, s)) for k, s in have}
+    return ({(k, s): read_raw(data_dir / ("%s.S%s.tsv" % (k, s))) for k, s in have},
+            {ks: functions.read(f) for ks, f in fns.items() if f.exists()})
+
+
+def mean_interval(xs):
+    """"+1.2 [+0.4, +2.0]": the mean and its 95% Student's t interval."""
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return "%+.1f (one layout)" % m
+    h = paired.t_quantile(paired.LEVEL, len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
+    return "%+.1f [%+.1f, %+.1f]" % (m, m - h, m + h)
 
 
 class Report(Doc):
-    def __init__(self, data, seeds):
+    def __init__(self, loaded, seeds):
         super().__init__()
-        self.data, self.lat = data, latency()
+        (self.data, self.functions), self.lat = loaded, latency()
         # Only layouts both kernels booted in pair.
-        self.seeds = [s for s in seeds if all((k, s) in data for k, _, _ in KERNELS)]
-        first = data[(KERNELS[0][0], self.seeds[0])] if self.seeds else {}
+        self.seeds = [s for s in seeds if all((k, s) in self.data for k, _, _ in KERNELS)]
+        first = self.data[(KERNELS[0][0], self.seeds[0])] if self.seeds else {}
         self.workloads = list(first)
 
     def values(self, kernel, workload, value):
@@ -178,7 +203,59 @@ class Report(Doc):
             [w] + [fmt(sorted(self.values(k, w, v))[len(self.seeds) // 2])
                    for k, _, _ in KERNELS for v in (METRICS[0][1], self.cycles(1.0))]
             for w in self.workloads])
+        self.attribution()
         return self.write(out)
+
+    def attribution(self):
+        """Where the added instructions are spent: the profiles of the same boots."""
+        seeds = [s for s in self.seeds if all((k, s) in self.functions for k, _, _ in KERNELS)]
+        if not seeds:
+            return
+        self.md("""## Where the added instructions are spent
+
+            The same boots' instructions by kernel function (the simulator's
+            profile=: the System.map symbol at or below each translation block;
+            user space as [user]), per event, built in and off less without, the
+            mean over the %d layouts with its 95%% t interval.  "Code that
+            differs": the functions whose size in vmlinux differs between the
+            two kernels, or that only one has: where the colouring's inline
+            code lands, the hooks (copy_thread, exit_thread, __switch_to) and
+            the users of task_pt_regs() (set_personality_64bit,
+            start_thread_common, user_disable_single_step, load_elf_binary),
+            which test the static key; "the same code": every other function,
+            run more or fewer times.  These kernels have no JUMP_LABEL (the
+            bench's tinyconfig base), so the key is a load and a branch at
+            each use, where a distribution's kernel (JUMP_LABEL=y) patches in
+            a NOP: their figures for the code that differs are an upper
+            bound.  Raw figures: `data/off-cost/*.functions.tsv`.""", len(seeds))
+        control, case = (k for k, _, _ in KERNELS)
+        split = {w: [] for w in self.workloads}
+        per_fn = {w: {} for w in self.workloads}
+        for s in seeds:
+            a, b = self.functions[(control, s)], self.functions[(case, s)]
+            for w in self.workloads:
+                (ea, fa), (eb, fb) = a[w], b[w]
+                diffs = {f: fb[f][1] / eb - fa[f][1] / ea for f in fa}
+                differs = {f for f in diffs if fa[f][0] != fb[f][0]}
+                split[w].append((sum(diffs.values()), sum(diffs[f] for f in differs)))
+                for f, d in diffs.items():
+                    per_fn[w].setdefault(f, [f in differs, [0.0] * len(seeds)])
+                    per_fn[w][f][0] |= f in differs
+                    per_fn[w][f][1][seeds.index(s)] = d
+        self.table(["workload", "per", "instructions added", "in code that differs",
+                    "in the same code"], [
+            [w, self.per(w)] + [mean_interval([x[0] for x in split[w]]),
+                                mean_interval([x[1] for x in split[w]]),
+                                mean_interval([x[0] - x[1] for x in split[w]])]
+            for w in self.workloads])
+        for w in self.workloads:
+            top = sorted(per_fn[w].items(),
+                         key=lambda kv: (-abs(statistics.fmean(kv[1][1])), kv[0]))[:TOP]
+            self.md("%s: the %d functions whose instructions an event moved most, built in "
+                    "and off less without:" % (w, TOP))
+            self.table(["function", "code", "instructions an event"], [
+                [f, "differs" if differs else "same", mean_interval(ds)]
+                for f, (differs, ds) in top])
 
     def per(self, workload):
         """A workload's event (bench.lib.runner.UNITS), by its label's first word."""
@@ -186,6 +263,24 @@ class Report(Doc):
 
     def write(self, out):
         self.write_md(Path(out) / "off-cost.md")
+
+
+def write_functions(run, seed, vmlinux):
+    """The instructions by function of one layout's boots (both kernels, listing
+    the same functions), from their profile= files, into DATA."""
+    size = {k: functions.sizes(v) for k, v in vmlinux.items()}
+    fns = {}
+    for k in vmlinux:
+        key = "%s.S%s" % (k, seed)
+        fns[k], problems = functions.of_boot(run.boots[key], run.system_map(key),
+                                             table_path(run.work, key, "profile"), size[k])
+        run.tap(not problems, "%s: each workload's functions add up to its instructions" % key,
+                problems)
+    functions.paired(fns, size)
+    for k in vmlinux:
+        key = "%s.S%s" % (k, seed)
+        functions.write(DATA / (key + ".functions.tsv"), "# kernel %s seed %s\n# %s" % (
+            k, seed, run.meta.get("banner_" + key, "?")), fns[k])
 
 
 def main(argv=None):
@@ -196,7 +291,7 @@ def main(argv=None):
     seeds = [str(s) for s in SEEDS]
     if opts.quick or opts.report_only:
         data = load(seeds, DATA)
-        if not data:
+        if not data[0]:
             print("error: no raw figures in %s" % DATA.relative_to(ROOT), file=sys.stderr)
             return 1
         if opts.report_only:
@@ -210,13 +305,13 @@ def main(argv=None):
         page = ROOT / "docs/results/off-cost.md"
         t(page.exists() and (out / "off-cost.md").read_bytes() == page.read_bytes(),
           "docs/results/off-cost.md is what its raw figures give, byte for byte "
-          "(%d files in %s)" % (len(data), DATA.relative_to(ROOT)))
+          "(%d boots' files in %s)" % (len(data[0]), DATA.relative_to(ROOT)))
         return t.plan()
     todo = opts.layouts.split() if opts.layouts else seeds
     unknown = set(todo) - set(seeds)
     caches = bench_caches()
     run = Run("bench-off-cost", WSET, opts.work or ROOT / "build/bench/off-cost", 3600,
-              plugin_geometry(caches), **run_args(opts))
+              plugin_geometry(caches), tables=("profile",), **run_args(opts))
     if unknown:
         run.bail("--layouts: %s: not one of the seeds (%s)" % (" ".join(sorted(unknown)),
                                                                " ".join(seeds)))
@@ -237,7 +332,11 @@ def main(argv=None):
             (kk, label) for kk, label, _ in KERNELS)[k]), lacks)
         write_raw(DATA / (key + ".tsv"), k, s, extract(run.boots[key]),
                   run.meta.get("banner_" + key, "?"))
-    run.tap(all((DATA / (b[0] + ".tsv")).exists() for b in boots),
+    for s in todo:
+        write_functions(run, s, {k: run.images["%s.S%s" % (k, s)].path / "vmlinux"
+                                 for k, _, _ in KERNELS})
+    run.tap(all((DATA / (b[0] + ext)).exists() for b in boots
+                for ext in (".tsv", ".functions.tsv")),
             "every boot's raw figures written to %s" % DATA.relative_to(ROOT))
     return run.finish(Report(load(seeds, DATA), seeds), ROOT / "docs/results")
 

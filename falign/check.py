@@ -5,7 +5,7 @@ default choice builds OBJECTS as the base tree does.  With "full" (make check-fu
 a whole CFI_CLANG kernel (clang-16) that asks for 64 bytes: it gets 16, builds, and
 boots with the KUnit suite passing.  TAP; progress on stderr.
 
-usage: falign/check.py [full]"""
+usage: python3 -m falign.check [full]  (from the top of the tree, not by its path)"""
 import concurrent.futures
 import difflib
 import functools
@@ -16,9 +16,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import facts, kconfig, kernel, qemu, series, tap, util
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-from harness import facts, kconfig, kernel, qemu, series, tap, util  # noqa: E402
 
 WORK = util.BUILD / "falign-check"
 TOOL = HERE / "falign-report"

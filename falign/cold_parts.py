@@ -9,6 +9,9 @@ an image's vmlinux (nm -S) against its function bytes, and compiles
 falign/cold-probe.c (an unlikely() branch, a branch to a __cold call, one to
 a noreturn call) with the kernel's -O2 -fno-asynchronous-unwind-tables to
 see which GCC splits.
+
+usage: python3 -m falign.cold_parts [--image NAME] [--out FILE]
+       (from the top of the tree, not by its path)
 """
 
 import argparse
@@ -17,9 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from harness import facts, kernel, util
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-from harness import facts, kernel, util  # noqa: E402
 
 PROBE = HERE / "cold-probe.c"
 PROBE_FLAGS = ["-O2", "-fno-asynchronous-unwind-tables"]

@@ -21,6 +21,8 @@ QUICK: make check's images (test, off) unpadded, the layout-decision-quick
 workloads, raw files and report in the work dir: the machinery only.
 Flags (make's LAYOUTS=, QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1,
 RESUME=1, FREEZE=1): --help.
+
+usage: python3 -m falign.decision [FLAGS]  (from the top of the tree, not by its path)
 """
 
 import hashlib
@@ -28,14 +30,14 @@ import math
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-from bench.lib import paired  # noqa: E402
-from bench.lib.cost import latency  # noqa: E402
-from bench.lib.runner import (Doc, ROOT, Run, bench_caches, facts, gnuplot_str, net,  # noqa: E402
+from bench.lib import paired
+from bench.lib.cost import latency
+from bench.lib.runner import (Doc, ROOT, Run, bench_caches, facts, gnuplot_str, net,
                               parser, plot_png, plugin_geometry)
-from harness import series  # noqa: E402
-from layouts import pads, text_sizes  # noqa: E402
+from falign.layouts import pads, text_sizes
+from harness import series
+
+HERE = Path(__file__).resolve().parent
 
 # The protocol's kernels: (facts.tsv image, label), the control first.
 KERNELS = [("falign-default", "16 B"), ("falign-64b", "64 B"),

@@ -17,22 +17,23 @@ whatever measured them.
         sets, and half the ways are left to the code outside; the other
         functions follow, hottest first
     make hot-text-profile FROM=PERF_SCRIPT [SYSTEM_MAP=FILE] [OUT=FILE]
-    python3 falign/hot_text.py perf PERF_SCRIPT [--system-map FILE] [--out FILE]
+    python3 -m falign.hot_text perf PERF_SCRIPT [--system-map FILE] [--out FILE]
         the same from a real machine: `perf record -e cycles:k -a [-g]` (or
         cpu-clock:k where there is no PMU), then `perf script > PERF_SCRIPT`
         (the default format, -F ip,sym, or -F ip with the System.map of the
         kernel that ran, booted nokaslr): samples per function, user space
         and modules left out; with a System.map, the hottest part by density
         first, as the simulator's (--room, --select), else hottest first
-    python3 falign/hot_text.py check PROFILE
+    python3 -m falign.hot_text check PROFILE
         read it as the build would, and say what is wrong with it
-    python3 falign/hot_text.py sham --like PROFILE --objects ARCHIVE... --seed N --out FILE
+    python3 -m falign.hot_text sham --like PROFILE --objects ARCHIVE... --seed N --out FILE
         a sham of PROFILE: functions drawn at random (seeded) from every
         .text.NAME section of the ARCHIVEs (vmlinux.a and the lib.a files
         of a build with HOT_TEXT_ORDER), until they add up to as many bytes
         as the sections PROFILE names: placed the same way, it moves
         as much code as the profile without knowing what is hot (the layout
         decision's control, docs/results/protocol-layout.md)
+    (each from the top of the tree, not by its path)
 
 The format, the kernel's (make HOT_TEXT_PROFILE=FILE with HOT_TEXT_ORDER,
 scripts/generate_hot_text_lds.sh; the kernel ships none, as upstream ships no
@@ -73,10 +74,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.cachesim import profile_diff
+from harness import facts, util
+
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "bench/cachesim")]
-import profile_diff  # noqa: E402
-from harness import facts, util  # noqa: E402
 
 # Where make hot-text-profile writes (OUT= elsewhere), and the project's own
 # profile of its test kernel, which the falign-ordered images build with.
@@ -457,7 +458,7 @@ def perf(argv):
     """make hot-text-profile FROM=FILE: a profile from a real machine's
     `perf script` output."""
     import argparse
-    p = argparse.ArgumentParser(prog="hot_text.py perf", description=perf.__doc__)
+    p = argparse.ArgumentParser(prog="python3 -m falign.hot_text perf", description=perf.__doc__)
     p.add_argument("perf_script", type=Path, help="perf script's output (FROM=)")
     p.add_argument("--system-map", type=Path, help="the System.map of the kernel that ran: "
                    "names samples perf printed no symbol for (KASLR off), and gives the "
@@ -527,7 +528,7 @@ def placed_bytes(profile_rows, sections):
 def sham(argv):
     """A sham profile: random functions, as many bytes as a real one's."""
     import argparse
-    p = argparse.ArgumentParser(prog="hot_text.py sham", description=sham.__doc__)
+    p = argparse.ArgumentParser(prog="python3 -m falign.hot_text sham", description=sham.__doc__)
     p.add_argument("--like", type=Path, required=True, help="the profile to match in bytes")
     p.add_argument("--objects", type=Path, nargs="+", required=True,
                    help="vmlinux.a and the lib.a files of a build with HOT_TEXT_ORDER (its "

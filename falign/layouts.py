@@ -26,22 +26,24 @@ profile (the file its fragment gives make as HOT_TEXT_PROFILE=).  PAGE=NAME writ
 for a run of some choices (make falign-profiles).
 Flags (make's QUICK=1, CHOICES="IMAGE ...", PAGE=NAME, JOBS=N, WORK=DIR,
 REPORT_ONLY=1, RESUME=1): --help.
+
+usage: python3 -m falign.layouts [FLAGS]  (from the top of the tree, not by its path)
 """
 
 import collections
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-import hot_text  # noqa: E402
-from bench.lib import paired  # noqa: E402
-from bench.lib.cost import cycles, latency  # noqa: E402
-from bench.lib.runner import (Doc, ROOT, Run, Spread, bench_caches,  # noqa: E402
+from bench.lib import paired
+from bench.lib.cost import cycles, latency
+from bench.lib.runner import (Doc, ROOT, Run, Spread, bench_caches,
                               conflict_problems, facts, fmt, gnuplot_str, make_vars, net, parser,
                               plot_png, plugin_geometry, read_conflicts, run_args, table_path)
-from harness import kconfig, kernel, series  # noqa: E402
-from hot_text import symbols  # noqa: E402
+from falign import hot_text
+from falign.hot_text import symbols
+from harness import kconfig, kernel, series
+
+HERE = Path(__file__).resolve().parent
 
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)
 # The fragments every layout image adds to its alignment's image: the

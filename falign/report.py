@@ -13,9 +13,9 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from harness import facts, kernel, qemu, util
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-from harness import facts, kernel, qemu, util  # noqa: E402
 
 HEAD = """# Function alignment: text size against cache lines touched
 
@@ -80,7 +80,8 @@ def layouts_section(path):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(prog="python3 -m falign.report", description=__doc__,
+                                epilog="(from the top of the tree, not by its path)")
     p.add_argument("--out", metavar="FILE", type=Path,
                    default=facts.ROOT / "docs/results/falign.md", help="where the table goes (default docs/results/falign.md)")
     out = p.parse_args(argv).out

@@ -26,7 +26,7 @@ RUNS_HEAD = """\
 # hex digits of the sha256 of the page's percentages, in order (a page
 # written again from the same run keeps it; a new run changes it).  A bench
 # run records the pages it writes; another writer records with
-# scripts/check_figures.py --record PAGE.
+# python3 -m scripts.check_figures --record PAGE.
 # The rows dated before 2026-12-07 were filled in from git history: the
 # commit that brought the page's current figures, and facts.tsv's series
 # rows at that commit.

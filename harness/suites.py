@@ -61,8 +61,8 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("series", ["bash", "scripts/check-series.sh"]),
         # The percentages the series and the README quote are docs/results'
         # (docs/design.md keeps the history of earlier measurements).
-        ("figures", [PY, "scripts/check_figures.py", "stable", ".", "falign", "bench", "README.md",
-                     "docs/evidence.md", "docs/real-hardware.md"]),
+        ("figures", [PY, "-m", "scripts.check_figures", "stable", ".", "falign", "bench",
+                     "README.md", "docs/evidence.md", "docs/real-hardware.md"]),
         # Every tracked shell script: no shellcheck finding.
         ("shellcheck", ["bash", "scripts/check-shell.sh"]),
         # The text layouts' machinery: the bench image with and without
@@ -70,8 +70,8 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # runs every choice in three layouts).  It builds make check's
         # images, first, so that the object builds after it find kbuild's
         # host tools in ccache.
-        ("falign-layouts-quick", [PY, "falign/layouts.py", "--quick"] + j),
-        ("static", [PY, "scripts/check_static.py"] + (["full"] if full else [])),
+        ("falign-layouts-quick", [PY, "-m", "falign.layouts", "--quick"] + j),
+        ("static", [PY, "-m", "scripts.check_static"] + (["full"] if full else [])),
         # The profile format, and the series' hot-text linker script
         # generator (after the images, whose build lays build/linux).
         ("hot-text-unit", [PY, "falign/tests/test_hot_text.py"]),
@@ -80,10 +80,10 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("falign-decision-unit", [PY, "falign/tests/test_decision.py"]),
         # make deb's configuration on Debian's own config (full: the
         # packages, from the test image's config).
-        ("deb-config", [PY, "scripts/check_deb.py"]),
-    ] + ([("deb-build", [PY, "scripts/check_deb.py", "build"])] if full else []) + [
-        ("falign-check", [PY, "falign/check.py"] + (["full"] if full else [])),
-        ("kernel-off", [PY, "selftests/smoke.py"]),
+        ("deb-config", [PY, "-m", "scripts.check_deb"]),
+    ] + ([("deb-build", [PY, "-m", "scripts.check_deb", "build"])] if full else []) + [
+        ("falign-check", [PY, "-m", "falign.check"] + (["full"] if full else [])),
+        ("kernel-off", [PY, "-m", "selftests.smoke"]),
         # The test image again, in an empty object dir, beside the boots.
         ("kernel-test", [PY, "-m", "harness", "image-check", "test"], None, True),
         # make perf-ab -- CMD for real, in the test image (software events).
@@ -93,17 +93,17 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("perf-profile-guest", [PY, "falign/tests/perf_profile_guest.py"]),
         # The KUnit suite as the kernel's own runner runs it: kunit.py exec
         # on the test image (full: kunit.py run, its own kernel, too).
-        ("kunit-py", [PY, "selftests/kunit_py.py"]),
-    ] + ([("kunit-py-run", [PY, "selftests/kunit_py.py", "run"])] if full else []) + [
+        ("kunit-py", [PY, "-m", "selftests.kunit_py"]),
+    ] + ([("kunit-py-run", [PY, "-m", "selftests.kunit_py", "run"])] if full else []) + [
         # The kselftests installed and run as test labs run them.
-        ("kselftest-lab", [PY, "selftests/kselftest_lab.py"]),
+        ("kselftest-lab", [PY, "-m", "selftests.kselftest_lab"]),
         # The task_struct usercopy whitelist under colouring, LKDTM's way (full:
         # on the KASAN + lockdep image too).
-        ("usercopy", [PY, "selftests/usercopy.py"] + ([] if full else ["test"])),
-        ("demo-matrix", [PY, "selftests/check_demo.py"]),
-        ("selftests", [PY, "selftests/matrix.py", "full" if full else "check"] + j),
+        ("usercopy", [PY, "-m", "selftests.usercopy"] + ([] if full else ["test"])),
+        ("demo-matrix", [PY, "-m", "selftests.check_demo"]),
+        ("selftests", [PY, "-m", "selftests.matrix", "full" if full else "check"] + j),
         # trinity and fork storms (full: on the KASAN + lockdep image).
-        ("reliability", [PY, "selftests/reliability.py", "full" if full else "check"]),
+        ("reliability", [PY, "-m", "selftests.reliability", "full" if full else "check"]),
         # The cache simulator bench and the sweep, reduced (make bench and
         # make bench-sweep run them whole); perf-ab's parsing and statistics
         # on canned perf stat output, and its run here (no counters on a VM).
@@ -129,7 +129,7 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("bench-sweep-quick", [PY, "-m", "bench", "run", "sweep", "--quick"] + j),
         # The code-layout decision's machinery on make check's two images:
         # the unseen programs (redis, rsync, a tcc build) in the guest.
-        ("falign-decision-quick", [PY, "falign/decision.py", "--quick"] + j),
+        ("falign-decision-quick", [PY, "-m", "falign.decision", "--quick"] + j),
         ("paired-unit", [PY, "bench/tests/test_paired.py"]),
         ("perf-ab-unit", [PY, "bench/tests/test_perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
@@ -141,7 +141,7 @@ def suites(full, fuzz_seconds=None, jobs=None):
         # (make check's test image, colouring off and on by the sysctl,
         # software events: every verdict "inconclusive: no hardware counters").
         ("hw-check-unit", [PY, "hw/tests/test_hw_check.py"]),
-        ("hw-check-quick", [PY, "hw/hw_check.py", "check", "--quick"]),
+        ("hw-check-quick", [PY, "-m", "hw.hw_check", "check", "--quick"]),
     ]
 
 

@@ -3,15 +3,16 @@
 machine with the same kernels, interleaved boots under KVM and the hardware
 counters, the simulator's prediction beside every row.
 
-    hw_check.py kernels [--quick]     make hw-kernels: the comparison set
-    hw_check.py check [FLAGS]         make hw-check: boot, count, pair, report
-    hw_check.py report DIR            the report of a check's work dir again
-    hw_check.py merge FILE...         one table of sent-back files, a row a CPU
-    hw_check.py fleet HOSTS-FILE      make hw-check HOSTS=FILE: check on each
-                                      host (GNU parallel --sshloginfile), merge
-    hw_check.py lava OUT              make hw-check-lava: a LAVA job a boot, on
-                                      bare metal, in the seeded order
-    hw_check.py lava-import OUT LOG...  the jobs' logs into a report
+    python3 -m hw.hw_check kernels [--quick]     make hw-kernels: the comparison set
+    python3 -m hw.hw_check check [FLAGS]         make hw-check: boot, count, pair, report
+    python3 -m hw.hw_check report DIR            the report of a check's work dir again
+    python3 -m hw.hw_check merge FILE...         one table of sent-back files, a row a CPU
+    python3 -m hw.hw_check fleet HOSTS-FILE      make hw-check HOSTS=FILE: check on each
+                                                 host (GNU parallel --sshloginfile), merge
+    python3 -m hw.hw_check lava OUT              make hw-check-lava: a LAVA job a boot, on
+                                                 bare metal, in the seeded order
+    python3 -m hw.hw_check lava-import OUT LOG...  the jobs' logs into a report
+    (each from the top of the tree, not by its path)
 
 kernels: each facts.tsv hw-kernel IMAGE, with bench-net (the web server) and
 LOCALVERSION -kcolour-IMAGE, so that `uname -r` in the guest names it and
@@ -77,13 +78,13 @@ import tarfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parent / "falign")]
-from bench import perfab  # noqa: E402
-from bench.lib import paired  # noqa: E402
-from bench.lib.runner import (Phase, WORKLOAD_RE, bench_caches, cmd_workload,  # noqa: E402
+from bench import perfab
+from bench.lib import paired
+from bench.lib.runner import (Phase, WORKLOAD_RE, bench_caches, cmd_workload,
                               guest_programs, parse_kv, probe_caches)
-from harness import facts, kconfig, kernel, qemu, tap, util  # noqa: E402
+from harness import facts, kconfig, kernel, qemu, tap, util
+
+HERE = Path(__file__).resolve().parent
 
 ROOT = facts.ROOT
 WORK = ROOT / "build/hw-check"
@@ -230,7 +231,7 @@ def net(phases):
 def decision_prediction(case_image, control_image, workload, metric, caches):
     """(Paired, note) of the code-layout decision's raw figures for the pair,
     or (None, why) where they do not predict this geometry."""
-    import decision     # falign/: only the layout pairs need it
+    from falign import decision  # only the layout pairs need it
     from bench.lib.cost import latency
     want = PREDICTED.get(metric)
     if want is None:
@@ -755,8 +756,8 @@ def lava(opts):
         "kernels": " ".join(sorted(plan.kernels))}.items()))
     say("%d LAVA jobs in %s; serve %s at %s, submit the jobs in their order "
         "(lavacli jobs submit), save each job's plain log as LOGS/NAME.log, then "
-        "hw_check.py lava-import %s LOGS/*.log" % (len(plan.order), rel(out / "jobs"),
-                                                   rel(out / "artifacts"), opts.url, rel(out)))
+        "python3 -m hw.hw_check lava-import %s LOGS/*.log" % (
+            len(plan.order), rel(out / "jobs"), rel(out / "artifacts"), opts.url, rel(out)))
     return 0
 
 

@@ -37,7 +37,7 @@ initramfs: ## [series] busybox initramfs -> build/initramfs.cpio.gz (INITRAMFS_F
 	@$(HARNESS) initramfs $(BUILD)/initramfs.cpio.gz $(INITRAMFS_FILES)
 
 kernel-smoke: ## [check] the image without colouring, booted on two CPU models
-	@python3 selftests/smoke.py $(if $(SMOKE_CPUS),--cpus "$(SMOKE_CPUS)")
+	@python3 -m selftests.smoke $(if $(SMOKE_CPUS),--cpus "$(SMOKE_CPUS)")
 
 .PHONY: demo
 DEMO_FLAGS = $(strip $(if $(CPU),--cpu "$(CPU)") $(if $(N),--tasks $(N)) \
@@ -45,7 +45,7 @@ DEMO_FLAGS = $(strip $(if $(CPU),--cpu "$(CPU)") $(if $(N),--tasks $(N)) \
 
 # The main job: see selftests/demo.py (CPU=model N=tasks APPEND="args").
 demo: deps-kernel ## [use] main job: build the patched kernel, boot it under QEMU, show what it chose (CPU=model N=tasks APPEND=args)
-	@python3 selftests/demo.py $(DEMO_FLAGS)
+	@python3 -m selftests.demo $(DEMO_FLAGS)
 
 .PHONY: selftests
 
@@ -53,7 +53,7 @@ demo: deps-kernel ## [use] main job: build the patched kernel, boot it under QEM
 # check's cases) or SET=full; CASES=regex picks cases by name.
 SET ?= check
 selftests: deps-bench ## [check] the selftest matrix under QEMU (SET=check|full, CASES=regex)
-	@python3 selftests/matrix.py $(SET) $(if $(CASES),--cases '$(CASES)') $(if $(JOBS),--jobs $(JOBS))
+	@python3 -m selftests.matrix $(SET) $(if $(CASES),--cases '$(CASES)') $(if $(JOBS),--jobs $(JOBS))
 
 .PHONY: bisect-check
 
@@ -66,7 +66,7 @@ bisect-check: ## [check] build every commit of the series on its own, built in a
 # trinity and fork storms on the KASAN + lockdep image, and the memory with
 # 10,000 threads: SET=check (make check's minute each) or SET=full.
 reliability: deps-kernel ## [check] trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
-	@python3 selftests/reliability.py $(SET)
+	@python3 -m selftests.reliability $(SET)
 
 .PHONY: static-check
 
@@ -74,14 +74,14 @@ reliability: deps-kernel ## [check] trinity and fork storms, memory with 10,000 
 # touch, against the base kernel (scripts/check_static.py; make check runs it
 # with coccicheck on the new files only).
 static-check: deps-checkers ## [check] sparse, W=1, kernel-doc, coccicheck, get_maintainer.pl on what the series touch
-	@python3 scripts/check_static.py full
+	@python3 -m scripts.check_static full
 
 .PHONY: falign-report
 
 # One kernel per function alignment choice, compared, and each choice across
 # text layouts (make falign-layouts, run first) -> docs/results/falign.md.
 falign-report: deps-bench falign-layouts ## [bench] one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
-	@python3 falign/report.py $(if $(OUT),--out "$(abspath $(OUT))")
+	@python3 -m falign.report $(if $(OUT),--out "$(abspath $(OUT))")
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
 # layouts (the bench series' seeded pads), booted under the cache simulator:
@@ -89,7 +89,7 @@ falign-report: deps-bench falign-layouts ## [bench] one kernel per function alig
 # docs/results/falign-layouts.md (QUICK=1: build/bench/falign-layouts-quick).
 .PHONY: falign-layouts
 falign-layouts: deps-bench probe-build ## [bench] L1I misses of each alignment choice in three text layouts -> docs/results/falign-layouts.md (QUICK=1, CHOICES=)
-	@python3 falign/layouts.py $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)") $(if $(PAGE),--page $(PAGE))
+	@python3 -m falign.layouts $(BENCH_FLAGS) $(if $(CHOICES),--choices "$(CHOICES)") $(if $(PAGE),--page $(PAGE))
 
 # make falign-calibration: make falign-layouts on 16, 64 and 1 byte (no
 # alignment, the bench series' DEBUG_FUNCTION_ALIGN_1B): the simulator's
@@ -97,7 +97,7 @@ falign-layouts: deps-bench probe-build ## [bench] L1I misses of each alignment c
 # calibration) -> docs/results/falign-calibration.md.
 .PHONY: falign-calibration
 falign-calibration: deps-bench probe-build ## [bench] 64 B against 1 B (no alignment) in three text layouts, beside the published hardware figures -> docs/results/falign-calibration.md
-	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "falign-default falign-64b falign-1b" --page falign-calibration
+	@python3 -m falign.layouts $(BENCH_FLAGS) --choices "falign-default falign-64b falign-1b" --page falign-calibration
 
 # make falign-profiles: hot-text profiles trained on the programs of
 # facts.tsv hot-text-programs (one boot of the test image), one on all of them
@@ -112,13 +112,13 @@ HOT_TEXT_PROGRAMS = --work build/bench/hot-text-programs
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
 falign-profiles: deps-bench probe-build ## [bench] hot-text profiles trained on real programs, on all and without each scored workload, by count and by density, in C3's order, against 16 B, 64 B and the default profile -> docs/results/falign-profiles.md
-	@python3 falign/hot_text.py $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --select count --out falign/profiles/programs.profile
+	@python3 -m falign.hot_text $(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) --select count --out falign/profiles/programs.profile
 	@awk -F'\t' '$$1 == "falign-profile" { sub("^falign-ordered-", "", $$2); print $$2, $$4, $$5, $$6 }' \
 		facts.tsv | while read -r name held select order; do \
-		python3 falign/hot_text.py --report-only $(HOT_TEXT_PROGRAMS) --select $$select --order $$order \
+		python3 -m falign.hot_text --report-only $(HOT_TEXT_PROGRAMS) --select $$select --order $$order \
 			$$([ "$$held" = - ] || echo --leave-out $$held) \
 			--out falign/profiles/$$name.profile || exit 1; done
-	@python3 falign/layouts.py $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --work build/bench/falign-profiles
+	@python3 -m falign.layouts $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --work build/bench/falign-profiles
 
 # make falign-decision [LAYOUTS="S ..."] [QUICK=1]: the code-layout decision,
 # pre-registered in docs/results/protocol-layout.md: five kernels in ten
@@ -129,7 +129,7 @@ falign-profiles: deps-bench probe-build ## [bench] hot-text profiles trained on 
 # session's share); REPORT_ONLY=1 writes the page from the raw files alone.
 .PHONY: falign-decision
 falign-decision: deps-bench probe-build ## [bench] the pre-registered code-layout decision: 5 kernels, 10 fresh layouts, 3 L2s -> docs/results/falign-decision.md (LAYOUTS=, QUICK=1, FREEZE=1)
-	@python3 falign/decision.py $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)") $(if $(FREEZE),--freeze)
+	@python3 -m falign.decision $(BENCH_FLAGS) $(if $(LAYOUTS),--layouts "$(LAYOUTS)") $(if $(FREEZE),--freeze)
 
 # make falign-sham: the decision's sham profile, drawn (seed 55) from the
 # .text.NAME sections of the image without colouring (HOT_TEXT_ORDER: its
@@ -139,7 +139,7 @@ falign-decision: deps-bench probe-build ## [bench] the pre-registered code-layou
 falign-sham: deps-kernel ## [bench] the code-layout decision's sham profile -> falign/profiles/sham.profile
 	@o=build/obj/off; [ -e $$o/vmlinux.a ] || { o=build/obj-rebuild/off; \
 		python3 -m harness image off --rebuild >/dev/null; } && \
-	python3 falign/hot_text.py sham --like falign/profiles/programs-density.profile \
+	python3 -m falign.hot_text sham --like falign/profiles/programs-density.profile \
 		--objects $$o/vmlinux.a $$o/lib/lib.a $$o/arch/x86/lib/lib.a --seed 55 \
 		--out falign/profiles/sham.profile
 
@@ -149,7 +149,7 @@ falign-sham: deps-kernel ## [bench] the code-layout decision's sham profile -> f
 # docs/results/gcc-cold-parts.md.
 .PHONY: falign-cold-parts
 falign-cold-parts: deps-kernel ## [bench] what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=)
-	@python3 falign/cold_parts.py $(if $(IMAGE),--image $(IMAGE))
+	@python3 -m falign.cold_parts $(if $(IMAGE),--image $(IMAGE))
 
 # make hot-text-profile: a hot-text profile from one boot of the test image
 # under the cache simulator's instruction profile on the programs of
@@ -160,7 +160,7 @@ falign-cold-parts: deps-kernel ## [bench] what GCC splits hot from cold within f
 # output instead (SYSTEM_MAP= the map of the kernel that ran).
 .PHONY: hot-text-profile
 hot-text-profile: $(if $(FROM),,deps-bench probe-build) ## [use] a hot-text profile from the programs under the simulator, or FROM=FILE a real machine's perf script -> build/hot-text.profile (OUT=), for make HOT_TEXT_PROFILE=FILE
-	@python3 falign/hot_text.py $(if $(FROM),perf '$(FROM)' $(if $(SYSTEM_MAP),--system-map '$(SYSTEM_MAP)'),$(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) $(if $(WORKLOADS),--workloads $(WORKLOADS))) $(if $(ROOM),--room $(ROOM)) $(if $(OUT),--out '$(OUT)')
+	@python3 -m falign.hot_text $(if $(FROM),perf '$(FROM)' $(if $(SYSTEM_MAP),--system-map '$(SYSTEM_MAP)'),$(RUN_FLAGS) $(HOT_TEXT_PROGRAMS) $(if $(WORKLOADS),--workloads $(WORKLOADS))) $(if $(ROOM),--room $(ROOM)) $(if $(OUT),--out '$(OUT)')
 
 .PHONY: deb
 
@@ -176,4 +176,4 @@ deb: deps-kernel ## [use] Debian packages of the patched kernel -> build/deb (CO
 # virtio-9p as virtme-ng does it (selftests/host_root.py, facts.tsv's
 # hostroot image); by default the kselftests and KUnit's debugfs results.
 host-boot: deps-kernel ## [use] the patched kernel on this machine's userspace (9p root): kselftests and KUnit, or CMD="PROG ARGS"
-	@python3 selftests/host_root.py $(if $(APPEND),--append '$(APPEND)') $(if $(CPU),--cpu '$(CPU)') $(if $(CMD),-- $(CMD))
+	@python3 -m selftests.host_root $(if $(APPEND),--append '$(APPEND)') $(if $(CPU),--cpu '$(CPU)') $(if $(CMD),-- $(CMD))

@@ -6,7 +6,7 @@ colouring off at boot).  The packages themselves
 (hours from a distribution config on 2 cores) are built in make check-full,
 from the test image's small config (deb-build).  TAP.
 
-    python3 scripts/check_deb.py [build]
+    python3 -m scripts.check_deb [build]  (from the top of the tree, not by its path)
 """
 import re
 import subprocess
@@ -14,8 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import deb, facts, kernel, tap, util  # noqa: E402
+from harness import deb, facts, kernel, tap, util
 
 DEBIAN = Path("/usr/src/linux-config-6.12/config.amd64_none_amd64.xz")
 TOP = facts.ROOT

@@ -22,18 +22,18 @@ A figure measured elsewhere says so on its line with "(measured: ...)", and
 a number that is no result says what it is, "(synthetic: ...)" or "(an
 example)"; such lines are not checked.  TAP on stdout.
 
-usage: check_figures.py SERIES-DIR|FILE...  (directories of kernel-patches/,
-       or files of the tree, such as README.md)
-       check_figures.py --record PAGE...  (a new run of each page whose
-       figures changed: today, facts.tsv's series versions)
+usage: python3 -m scripts.check_figures SERIES-DIR|FILE...  (directories of
+       kernel-patches/, or files of the tree, such as README.md)
+       python3 -m scripts.check_figures --record PAGE...  (a new run of each
+       page whose figures changed: today, facts.tsv's series versions)
+       (each from the top of the tree, not by its path)
 """
 import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, tap  # noqa: E402
-from harness.results import FIGURE, TRIPLE, pages as pages_of, record, signed  # noqa: E402
+from harness import facts, tap
+from harness.results import FIGURE, TRIPLE, pages as pages_of, record, signed
 
 MARKERS = ("(measured: ", "(synthetic: ", "(an example)")
 CITED = re.compile(r"(?:docs/)?results/([\w-]+\.md)")
@@ -126,7 +126,7 @@ def main(args):
     pages = pages_of()
     stale = unrecorded(pages)
     t(not stale, "every results page shows the run docs/results/runs.tsv records for it "
-      "(after a new run: scripts/check_figures.py --record PAGE)", diag=stale)
+      "(after a new run: python3 -m scripts.check_figures --record PAGE)", diag=stale)
     for arg in args:
         path = facts.ROOT / arg
         if path.is_file():

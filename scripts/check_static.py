@@ -19,6 +19,8 @@ the base's output is cached outside the clone, as the images are.
 A warning counts as new when the patched tree has more of it, by file and
 message with the line numbers left out, than the base.  TAP on stdout,
 progress on stderr.
+
+usage: python3 -m scripts.check_static [full]  (from the top of the tree, not by its path)
 """
 import collections
 import concurrent.futures
@@ -30,11 +32,9 @@ import shutil
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, kconfig, kernel, qemu, tap, util  # noqa: E402
-from harness.series import PATCHES, Tree, series_patches  # noqa: E402
+from harness import facts, kconfig, kernel, qemu, tap, util
+from harness.series import PATCHES, Tree, series_patches
 
 WARNING = re.compile(r"^(?:\S*/)?(?P<file>(?:arch|include|kernel|mm|lib|drivers)/[^:\s]+)"
                      r":\d+(?::\d+)?: (?P<kind>warning|error): (?P<msg>.*)$")
@@ -279,7 +279,7 @@ def check_maintainers(t, series, base):
 
 def main():
     if sys.argv[1:] not in ([], ["full"]):
-        sys.exit("usage: check_static.py [full]")
+        sys.exit("usage: python3 -m scripts.check_static [full]")
     t = tap.Tap()
     try:
         trees = Tree(), Tree(base=True)

@@ -4,16 +4,16 @@ kstack_colour=off, with policy=balanced and with cases.tsv's bad-tokens, a subte
 a boot whose only failure is the colours' spread (the kernel's own workers may fork
 meanwhile) boots again.
 
-usage: selftests/check_demo.py [--models "Skylake-Client EPYC"]
+usage: python3 -m selftests.check_demo [--models "Skylake-Client EPYC"]
+       (from the top of the tree, not by its path)
 """
 import argparse
 import json
 import subprocess
 import sys
 
-import demo
-import matrix
-from harness import facts, qemu, tap, util  # demo put the top on sys.path
+from harness import facts, qemu, tap, util
+from selftests import demo, matrix
 
 BAD = matrix.select("check", "^bad-tokens$")[0]
 TOKENS = [e[5:] for e in BAD["expect"].split() if e.startswith("warn=")]

@@ -3,14 +3,15 @@
 kstack_colour=off must pass with colouring on (same image, model and run); those failing
 in both, and those upstream-known.tsv keeps from running, are listed with its reason.
 
-usage: compare_upstream.py NAME OFF.upstream ON.upstream   (parse_results.py --upstream)
+usage: python3 -m selftests.compare_upstream NAME OFF.upstream ON.upstream
+       (parse_results.py --upstream's files; from the top of the tree, not by its path)
 """
 import sys
 from pathlib import Path
 
+from harness.tap import Tap
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from harness.tap import Tap  # noqa: E402
 
 RC_MEANING = {1: "failed", 4: "skipped", 134: "aborted", 137: "killed by the timeout",
               139: "segfault"}

@@ -3,7 +3,8 @@
 its cache geometry beside the probe's in the guest, the guest's sysfs and facts.tsv's
 model, and the colours of N forked tasks; every comparison a TAP line too.
 
-usage: selftests/demo.py [--cpu MODEL] [--tasks N] [--append "ARGS"] [--timeout SECONDS]
+usage: python3 -m selftests.demo [--cpu MODEL] [--tasks N] [--append "ARGS"]
+                                 [--timeout SECONDS]  (from the top of the tree, not by its path)
 (make demo CPU=Skylake-Client N=64 APPEND="kernel args" TIMEOUT=180)
 """
 import argparse
@@ -15,10 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import facts, kernel, qemu, util
+from harness.tap import Tap, parse
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from harness import facts, kernel, qemu, util  # noqa: E402
-from harness.tap import Tap, parse  # noqa: E402
 
 OUT = util.BUILD / "demo"
 FIELDS = ("size", "ways", "line", "sets")

@@ -23,8 +23,9 @@ debugfs, and says ok or not ok for each (TAP).  With one (`-- CMD ARGS`,
 make's CMD=), it runs that in the guest's working directory, the current
 one, and exits with its status.  Progress on stderr.
 
-usage: host_root.py [--image NAME] [--cpu MODEL] [--smp N] [--append ARGS]
-                    [--timeout S] [-- CMD [ARG...]]
+usage: python3 -m selftests.host_root [--image NAME] [--cpu MODEL] [--smp N]
+                                      [--append ARGS] [--timeout S] [-- CMD [ARG...]]
+       (from the top of the tree, not by its path)
 """
 import argparse
 import functools
@@ -34,9 +35,8 @@ import shlex
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, kernel, qemu, series, tap, util  # noqa: E402
-import kselftest_lab  # noqa: E402
+from harness import facts, kernel, qemu, series, tap, util
+from selftests import kselftest_lab
 
 OUT = util.BUILD / "host-root"
 BEGIN, END = "HOST-ROOT-OUTPUT-BEGIN", "HOST-ROOT-OUTPUT-END"

@@ -13,6 +13,8 @@ timeout: busybox's has no --foreground), and the guest runs
 `./run_kselftest.sh -c kstack_colour` on the test image, Skylake-Client,
 -smp 2, kstack_colour=on.  Its output is parsed by the kernel's own
 `tools/testing/kunit/kunit.py parse`.  TAP; progress on stderr.
+
+usage: python3 -m selftests.kselftest_lab  (from the top of the tree, not by its path)
 """
 import functools
 import os
@@ -20,10 +22,8 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, series, tap, util  # noqa: E402
+from harness import kernel, qemu, series, tap, util
 
 OUT = util.BUILD / "kselftest-lab"
 COLLECTION = "kstack_colour"

@@ -10,10 +10,12 @@ checked here as kunit.py's own build step would check it.  TAP: the
 .kunitconfig is satisfied, kunit.py exits 0, and its summary counts the
 suite's cases, none failed.
 
-`kunit_py.py run` (make check-full) runs `kunit.py run
+`python3 -m selftests.kunit_py run` (make check-full) runs `kunit.py run
 --kunitconfig=arch/x86/kernel` instead: kunit.py configures and builds its
 own kernel from the .kunitconfig (in build/obj/kunit, with ccache), as a
 developer with nothing built would.
+
+usage: python3 -m selftests.kunit_py [run]  (from the top of the tree, not by its path)
 """
 import re
 import shutil
@@ -22,8 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, series, tap, util  # noqa: E402
+from harness import kernel, series, tap, util
 
 KUNITCONFIG = "arch/x86/kernel/.kunitconfig"
 SUMMARY = re.compile(r"Testing complete\. Ran (\d+) tests: passed: (\d+)(?:, failed: (\d+))?"
@@ -91,5 +92,5 @@ def main(mode):
 
 if __name__ == "__main__":
     if sys.argv[1:] not in ([], ["run"]):
-        sys.exit("usage: kunit_py.py [run]")
+        sys.exit("usage: python3 -m selftests.kunit_py [run]")
     sys.exit(main(sys.argv[1] if sys.argv[1:] else "exec"))

@@ -4,7 +4,8 @@ its KASAN + lockdep twin) and one initramfs; kcolour.tests= picks what guest-run
 A nested subtest a boot (parse_results.py) and one a differential (compare_upstream.py:
 "X/off" against "X" and each "X+variant"), a summary table; TAP also in build/selftests/.
 
-usage: selftests/matrix.py [--cases REGEX] [--jobs N] [check|full]
+usage: python3 -m selftests.matrix [--cases REGEX] [--jobs N] [check|full]
+       (from the top of the tree, not by its path)
 (make selftests SET=check|full CASES=regex JOBS=N)
 """
 import argparse
@@ -17,11 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import compare_upstream
-import demo
-import parse_results
-from harness import kernel, qemu, series, util  # demo put the top on sys.path
+from harness import kernel, qemu, series, util
 from harness.tap import Tap
+from selftests import compare_upstream, demo, parse_results
 
 HERE = Path(__file__).resolve().parent
 OUT = util.BUILD / "selftests"

@@ -5,7 +5,9 @@ The KTAP of KUnit and the kselftests' TAP are read by harness.tap.read, the
 one reader (harness/tests/test_harness.py checks this file's output on
 recorded consoles, harness/tests/test_data/parse_results.tsv).
 
-usage: parse_results.py CONSOLE.LOG [--allow-skip] [--expect "K=V ..."] [--upstream FILE]
+usage: python3 -m selftests.parse_results CONSOLE.LOG [--allow-skip] [--expect "K=V ..."]
+                                          [--upstream FILE]
+       (from the top of the tree, not by its path)
   --allow-skip   a kselftest skip (exit 4) is a skip, for boots with colouring off
   --expect       warn=TOKEN (one "ignoring 'TOKEN'" warning each, and no other),
                  log=REGEX (a console line matches; \\s a space), KEY=VALUE (params)
@@ -15,9 +17,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness.qemu import SPLAT  # noqa: E402
-from harness.tap import Tap, read  # noqa: E402
+from harness.qemu import SPLAT
+from harness.tap import Tap, read
 
 CASE = re.compile(r"^(\S+)(.*)$")  # a KUnit case's name, then its directive
 SUITE_BEGIN = re.compile(r"^SUITE-BEGIN (\S+)$")

@@ -22,7 +22,8 @@ one that keeps counts; under the others debugfs shows none), and the
 guest powers off.  TAP on
 stdout; the figures also in build/reliability/figures.txt.
 
-usage: selftests/reliability.py [check|full|memory]  (memory: its memory boots alone)
+usage: python3 -m selftests.reliability [check|full|memory]  (memory: its memory boots alone)
+       (from the top of the tree, not by its path)
 """
 import functools
 import re
@@ -30,8 +31,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, tap, util  # noqa: E402
+from harness import kernel, qemu, tap, util
 
 HERE = Path(__file__).resolve().parent
 OUT = util.BUILD / "reliability"

@@ -6,14 +6,13 @@ a guest line that a kernel record interrupts half-way is still whole on the
 console (harness/qemu.py's INIT carries the guest's lines as kernel log
 records).  Logs in build/smoke/.
 
-usage: selftests/smoke.py [--cpus "Skylake-Client EPYC"]
+usage: python3 -m selftests.smoke [--cpus "Skylake-Client EPYC"]
+       (from the top of the tree, not by its path)
 """
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import facts, kernel, qemu, tap, util  # noqa: E402
+from harness import facts, kernel, qemu, tap, util
 
 OUT = util.BUILD / "smoke"
 RUN_SH = r"""echo "smoke: uname -r: $(uname -r)"

@@ -15,14 +15,14 @@ BUG that kills that shell, as LKDTM expects).  Nothing else may splat,
 and the guest goes on to power off.
 TAP; progress on stderr.  Arguments: the images (facts.tsv), by default
 test and debug.
+
+usage: python3 -m selftests.usercopy [IMAGE...]  (from the top of the tree, not by its path)
 """
 import functools
 import re
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from harness import kernel, qemu, tap, util  # noqa: E402
+from harness import kernel, qemu, tap, util
 
 OUT = util.BUILD / "usercopy"
 DEBUGFS = "/sys/kernel/debug"

@@ -501,6 +501,9 @@ class Run:
                                              for t in self.tables])))
                  for n, k, a, smp in (tuple(c) + (1,) * (4 - len(c)) for c in cases)]
         self.commands += [b.command() for b in boots]
+        # Before the boots: a boot that fails ends the run, and --resume
+        # then keeps the ones that finished.
+        self.save(cases)
         kept = [b for b in boots if self.kept(b)]
         if self.booted and not kept and any(Path(str(b.file) + ".txt").exists() for b in boots):
             # Booting them again would delete the outputs the run before left.
@@ -548,12 +551,18 @@ class Run:
                 ": " + "; ".join(problems) if problems else ""))
         return not self.tap.failed
 
-    def finish(self, report, results):
-        """cases, commands and meta into the work dir, the report, the plan."""
-        for f, text in (("cases", "".join(" ".join(map(str, c)) + "\n" for c in self.cases)),
+    def save(self, cases=()):
+        """cases, commands and meta into the work dir: what --resume and
+        --report-only read (cases: the boots about to run, not yet in self.cases)."""
+        for f, text in (("cases", "".join(" ".join(map(str, c)) + "\n"
+                                          for c in list(self.cases) + list(cases))),
                         ("commands", "\n".join(self.commands) + "\n"),
                         ("meta", "".join("%s=%s\n" % kv for kv in self.meta.items()))):
             (self.work / f).write_text(text)
+
+    def finish(self, report, results):
+        """cases, commands and meta into the work dir, the report, the plan."""
+        self.save()
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
             del WRITTEN[:]

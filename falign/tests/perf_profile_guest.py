@@ -25,8 +25,8 @@ import tempfile
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(TOP), str(TOP / "falign")]
-import hot_text  # noqa: E402
+sys.path.insert(0, str(TOP))
+from falign import hot_text  # noqa: E402
 from harness import kernel, qemu, tap, util  # noqa: E402
 
 OUT = util.BUILD / "perf-profile-guest"

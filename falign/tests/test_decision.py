@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parents[1]), str(HERE.parent)]
-import decision  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1]))
+from falign import decision  # noqa: E402
 from harness import tap  # noqa: E402
 
 WORKLOADS = ["web c=4 close", "web c=4 keep-alive", "hackbench thread socket g=2", "forkloop",

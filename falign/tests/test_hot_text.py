@@ -15,8 +15,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parents[1]), str(HERE.parent)]
-import hot_text  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1]))
+from falign import hot_text  # noqa: E402
 from harness import tap  # noqa: E402
 
 SYSTEM_MAP = """ffffffff81000000 T _stext

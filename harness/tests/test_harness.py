@@ -27,11 +27,9 @@ from pathlib import Path
 from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "selftests"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from harness import check, facts, kconfig, kernel, qemu, results, series, tap, util  # noqa: E402
-import parse_results  # noqa: E402
-import check_figures  # noqa: E402
+from scripts import check_figures  # noqa: E402
+from selftests import parse_results  # noqa: E402
 
 TEST_DATA = Path(__file__).resolve().parent / "test_data"
 
@@ -375,15 +373,17 @@ class ParseResultsTest(unittest.TestCase):
         """the command line: TAP on stdout, --upstream FILE, exit 1 on a failure"""
         with tempfile.TemporaryDirectory() as d:
             up = Path(d) / "up"
-            r = subprocess.run([sys.executable, str(facts.ROOT / "selftests/parse_results.py"),
+            r = subprocess.run([sys.executable, "-m", "selftests.parse_results",
                                 str(test_data("console-Skylake-Client.log")), "--expect",
-                                "task=0", "--upstream", str(up)], capture_output=True, text=True)
+                                "task=0", "--upstream", str(up)], capture_output=True, text=True,
+                               cwd=facts.ROOT)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
             self.assertEqual(r.stdout + "# exit 0\n",
                              test_data("console-Skylake-Client.tap").read_text())
             self.assertEqual(up.read_text(), test_data("console-Skylake-Client.upstream").read_text())
-            r = subprocess.run([sys.executable, str(facts.ROOT / "selftests/parse_results.py"),
-                                str(test_data("console-failures.log"))], capture_output=True)
+            r = subprocess.run([sys.executable, "-m", "selftests.parse_results",
+                                str(test_data("console-failures.log"))], capture_output=True,
+                               cwd=facts.ROOT)
             self.assertEqual(r.returncode, 1)
 
 
@@ -1009,8 +1009,7 @@ class ConsoleTest(unittest.TestCase):
 
     def test_usercopy_marker(self):
         """the usercopy marker is found with a kernel message on its line"""
-        sys.path.insert(0, str(facts.ROOT / "selftests"))
-        import usercopy
+        from selftests import usercopy
         for line in ("USERCOPY-TASK pid 136 colour 2",
                      "USERCOPY-TASK pid 136 colour 2clocksource: timekeeping watchdog on CPU0",
                      "[    3.1] random: crng init doneUSERCOPY-TASK pid 136 colour 2"):

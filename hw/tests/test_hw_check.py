@@ -16,10 +16,10 @@ from pathlib import Path
 from unittest import mock
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE.parents[1])]
-import hw_check as hc  # noqa: E402
+sys.path.insert(0, str(HERE.parents[1]))
 from bench.lib import paired  # noqa: E402
 from harness import tap  # noqa: E402
+from hw import hw_check as hc  # noqa: E402
 
 t = tap.Tap()
 

@@ -1,0 +1,1 @@
+"""The function alignment tooling: checks, text layouts, hot-text profiles, the decision."""

@@ -1,0 +1,1 @@
+"""make hw-check: the cache simulator against a real machine's counters."""
