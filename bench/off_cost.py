@@ -49,11 +49,9 @@ from pathlib import Path
 import math
 import statistics
 
-from bench.lib import functions, paired
+from bench.lib import experiment, functions, paired
 from bench.lib.cost import cycles, latency
-from bench.lib.runner import (Doc, ROOT, Run, UNITS, bench_caches, fmt, net, parser,
-                              plugin_geometry, run_args, table_path)
-from harness import tap
+from bench.lib.runner import Doc, ROOT, UNITS, fmt, net, table_path
 
 WSET = "off-cost"
 DATA = ROOT / "docs/results/data/off-cost"
@@ -265,80 +263,42 @@ class Report(Doc):
         self.write_md(Path(out) / "off-cost.md")
 
 
-def write_functions(run, seed, vmlinux):
-    """The instructions by function of one layout's boots (both kernels, listing
-    the same functions), from their profile= files, into DATA."""
+def raw(run, seed):
+    """One layout's raw files: each kernel's counts (KEY.tsv) and its
+    instructions by function (KEY.functions.tsv, both kernels listing the same
+    functions), from their boots' profile= files."""
+    vmlinux = {k: run.images[EXPERIMENT.key(k, seed)].path / "vmlinux" for k, _, _ in KERNELS}
     size = {k: functions.sizes(v) for k, v in vmlinux.items()}
-    fns = {}
+    fns, written = {}, []
     for k in vmlinux:
-        key = "%s.S%s" % (k, seed)
+        key = EXPERIMENT.key(k, seed)
+        write_raw(DATA / (key + ".tsv"), k, seed, extract(run.boots[key]),
+                  run.meta.get("banner_" + key, "?"))
         fns[k], problems = functions.of_boot(run.boots[key], run.system_map(key),
                                              table_path(run.work, key, "profile"), size[k])
         run.tap(not problems, "%s: each workload's functions add up to its instructions" % key,
                 problems)
     functions.paired(fns, size)
     for k in vmlinux:
-        key = "%s.S%s" % (k, seed)
+        key = EXPERIMENT.key(k, seed)
         functions.write(DATA / (key + ".functions.tsv"), "# kernel %s seed %s\n# %s" % (
             k, seed, run.meta.get("banner_" + key, "?")), fns[k])
+        written += [DATA / (key + ".tsv"), DATA / (key + ".functions.tsv")]
+    return written
+
+
+def report(seeds):
+    data = load(seeds, DATA)
+    return Report(data, seeds) if data[0] else None
+
+
+EXPERIMENT = experiment.Experiment(
+    name="off-cost", page="off-cost.md", wset=WSET, kernels=KERNELS, configs=CONFIGS,
+    seeds=SEEDS, data=DATA, raw=raw, report=report, tables=("profile",))
 
 
 def main(argv=None):
-    p = parser(__doc__)
-    p.add_argument("--layouts", metavar='"SEED ..."',
-                   help="boot only these of the seeds (default all)")
-    opts = p.parse_args(argv)
-    seeds = [str(s) for s in SEEDS]
-    if opts.quick or opts.report_only:
-        data = load(seeds, DATA)
-        if not data[0]:
-            print("error: no raw figures in %s" % DATA.relative_to(ROOT), file=sys.stderr)
-            return 1
-        if opts.report_only:
-            Report(data, seeds).save(ROOT / "docs/results")
-            print(ROOT / "docs/results/off-cost.md")
-            return 0
-        out = Path(opts.work or ROOT / "build/bench/off-cost-quick")
-        out.mkdir(parents=True, exist_ok=True)
-        Report(data, seeds).save(out)
-        t = tap.Tap()
-        page = ROOT / "docs/results/off-cost.md"
-        t(page.exists() and (out / "off-cost.md").read_bytes() == page.read_bytes(),
-          "docs/results/off-cost.md is what its raw figures give, byte for byte "
-          "(%d boots' files in %s)" % (len(data[0]), DATA.relative_to(ROOT)))
-        return t.plan()
-    todo = opts.layouts.split() if opts.layouts else seeds
-    unknown = set(todo) - set(seeds)
-    caches = bench_caches()
-    run = Run("bench-off-cost", WSET, opts.work or ROOT / "build/bench/off-cost", 3600,
-              plugin_geometry(caches), tables=("profile",), **run_args(opts))
-    if unknown:
-        run.bail("--layouts: %s: not one of the seeds (%s)" % (" ".join(sorted(unknown)),
-                                                               " ".join(seeds)))
-    boots = []
-    for s in todo:
-        for k, _, frags in KERNELS:
-            key = "%s.S%s" % (k, s)
-            run.image(key, "off-cost-" + k, frags + ["text-pads-%s" % s])
-            boots.append((key, key, "bench_layout=1"))
-    run.boot("off-cost", boots)
-    if not run.check_boots([b[0] for b in boots]):
-        return run.finish(None, ROOT / "docs/results")
-    for key, _, _ in boots:
-        k, s = key.rsplit(".S", 1)
-        config = (run.images[key].path / "config").read_text().splitlines()
-        lacks = [c for c in CONFIGS[k] if c not in config]
-        run.tap(not lacks, "%s: the .config of %s" % (key, dict(
-            (kk, label) for kk, label, _ in KERNELS)[k]), lacks)
-        write_raw(DATA / (key + ".tsv"), k, s, extract(run.boots[key]),
-                  run.meta.get("banner_" + key, "?"))
-    for s in todo:
-        write_functions(run, s, {k: run.images["%s.S%s" % (k, s)].path / "vmlinux"
-                                 for k, _, _ in KERNELS})
-    run.tap(all((DATA / (b[0] + ext)).exists() for b in boots
-                for ext in (".tsv", ".functions.tsv")),
-            "every boot's raw figures written to %s" % DATA.relative_to(ROOT))
-    return run.finish(Report(load(seeds, DATA), seeds), ROOT / "docs/results")
+    return experiment.main(EXPERIMENT, __doc__, argv)
 
 
 if __name__ == "__main__":
