@@ -20,9 +20,11 @@ import collections
 import sys
 import textwrap
 
+from bench.lib.data import REGIONS, read_conflicts
 from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
-from bench.lib.runner import (Doc, REGIONS, ROOT, Run, bench_caches, fmt, parser, plot_png,
-                              plugin_geometry, read_conflicts, run_args, table_path)
+from bench.lib.report import Doc, fmt, plot_png
+from bench.lib.runner import (ROOT, Run, bench_caches, parser, plugin_geometry, run_args,
+                              table_path)
 
 CASES = [("off", "bench", "kstack_colour=off"), ("defaults", "bench", ""),
          ("task", "bench", "kstack_colour=task")]

@@ -30,8 +30,10 @@ import sys
 from bench.lib import paired
 from bench.lib.cases import STACK_CASES, TARGET
 from bench.lib.cost import cycles, latency
-from bench.lib.runner import (CACHES, Doc, REGIONS, ROOT, Run, Spread, facts, fmt, net, parser,
-                              pct, plot_png, plugin_geometry, probe_caches, run_args, util)
+from bench.lib.data import CACHES, REGIONS, net
+from bench.lib.report import Doc, Spread, fmt, pct, plot_png
+from bench.lib.runner import ROOT, Run, parser, plugin_geometry, probe_caches, run_args
+from harness import facts, util
 
 CASES = [(n, "bench", a) for n, a in STACK_CASES] + [
     ("task", "bench", "kstack_colour=task"),

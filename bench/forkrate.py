@@ -22,7 +22,10 @@ import time
 from pathlib import Path
 
 from bench.lib import paired
-from bench.lib.runner import CPU, Doc, KARGS, ROOT, Spread, kernel, parse_kv, qemu, util
+from bench.lib.data import parse_kv
+from bench.lib.report import Doc, Spread
+from bench.lib.runner import CPU, KARGS, ROOT
+from harness import kernel, qemu, util
 
 PROG = "bench-fork"
 LINE_RE = re.compile(r"forkrate( done)?((?: [a-z_]+=[0-9.]+)+)\s*$")

@@ -33,9 +33,12 @@ import sys
 
 from bench.lib import paired
 from bench.lib.cost import latency
+from bench.lib.data import read_conflicts
 from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
-from bench.lib.runner import (Doc, ROOT, Run, facts, fmt, parser, plot_png, plugin_geometry,
-                              probe_caches, read_conflicts, run_args, table_path)
+from bench.lib.report import Doc, fmt, plot_png
+from bench.lib.runner import (ROOT, Run, parser, plugin_geometry, probe_caches, run_args,
+                              table_path)
+from harness import facts
 
 CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)
 LAYOUTS, QUICK_LAYOUTS = (1, 2, 3), (1,)

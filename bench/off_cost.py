@@ -51,7 +51,9 @@ import statistics
 
 from bench.lib import experiment, functions, paired
 from bench.lib.cost import cycles, latency
-from bench.lib.runner import Doc, ROOT, UNITS, fmt, net, table_path
+from bench.lib.data import UNITS, net
+from bench.lib.report import Doc, fmt
+from bench.lib.runner import ROOT, table_path
 
 WSET = "off-cost"
 DATA = ROOT / "docs/results/data/off-cost"
@@ -256,7 +258,7 @@ class Report(Doc):
                 for f, (differs, ds) in top])
 
     def per(self, workload):
-        """A workload's event (bench.lib.runner.UNITS), by its label's first word."""
+        """A workload's event (bench.lib.data.UNITS), by its label's first word."""
         return UNITS.get(workload.split()[0], UNITS["cmd"])[0]
 
     def write(self, out):

@@ -29,8 +29,11 @@ from bench.lib import paired
 from bench.lib.cases import STACK_CASES, TARGET
 from bench.lib.cost import cycles, latency
 from bench.lib.cpus import Cpu, cpu_cycles
-from bench.lib.runner import (Doc, ROOT, Run, bench_caches, facts, fmt, make_vars, net, parser,
-                              plot_png, plugin_geometry, run_args, util)
+from bench.lib.data import net
+from bench.lib.report import Doc, fmt, plot_png
+from bench.lib.runner import (ROOT, Run, bench_caches, make_vars, parser, plugin_geometry,
+                              run_args)
+from harness import facts, util
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2
 # --classes: a CPU of each L1D class of make bench-cpus (facts.tsv benchcpu),

@@ -26,8 +26,10 @@ import re
 import sys
 
 from bench.lib import paired
-from bench.lib.runner import (Doc, ROOT, Run, Spread, bench_caches, facts, net, parser, plot_png,
-                              plugin_geometry, probe, run_args, util)
+from bench.lib.data import net
+from bench.lib.report import Doc, Spread, plot_png
+from bench.lib.runner import ROOT, Run, bench_caches, parser, plugin_geometry, probe, run_args
+from harness import facts, util
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
 MAX_COLOURED = 3        # the limit on further coloured kinds
 CONTROLS = ("off", "task", "placebo")   # reported as they are, not judged

@@ -41,7 +41,10 @@ import re
 import subprocess
 import sys
 
-from bench.lib.runner import Doc, REGIONS, ROOT, Run, facts, fmt, parser, pct, plot_png, run_args
+from bench.lib.data import REGIONS
+from bench.lib.report import Doc, fmt, pct, plot_png
+from bench.lib.runner import ROOT, Run, parser, run_args
+from harness import facts
 
 WORSE_LIMIT = 0.02
 CONTROL = "off-control"

@@ -32,10 +32,11 @@ from pathlib import Path
 
 from bench.lib import paired
 from bench.lib.cost import latency
-from bench.lib.runner import (Doc, ROOT, Run, bench_caches, facts, gnuplot_str, net,
-                              parser, plot_png, plugin_geometry)
+from bench.lib.data import net
+from bench.lib.report import Doc, gnuplot_str, plot_png
+from bench.lib.runner import ROOT, Run, bench_caches, parser, plugin_geometry
 from falign.layouts import pads, text_sizes
-from harness import series
+from harness import facts, series
 
 HERE = Path(__file__).resolve().parent
 

@@ -36,12 +36,13 @@ from pathlib import Path
 
 from bench.lib import paired
 from bench.lib.cost import cycles, latency
-from bench.lib.runner import (Doc, ROOT, Run, Spread, bench_caches,
-                              conflict_problems, facts, fmt, gnuplot_str, make_vars, net, parser,
-                              plot_png, plugin_geometry, read_conflicts, run_args, table_path)
+from bench.lib.data import conflict_problems, net, read_conflicts
+from bench.lib.report import Doc, Spread, fmt, gnuplot_str, plot_png
+from bench.lib.runner import (ROOT, Run, bench_caches, make_vars, parser, plugin_geometry,
+                              run_args, table_path)
 from falign import hot_text
 from falign.hot_text import symbols
-from harness import kconfig, kernel, series
+from harness import facts, kconfig, kernel, series
 
 HERE = Path(__file__).resolve().parent
 

@@ -80,8 +80,8 @@ from pathlib import Path
 
 from bench import perfab
 from bench.lib import paired
-from bench.lib.runner import (Phase, WORKLOAD_RE, bench_caches, cmd_workload,
-                              guest_programs, parse_kv, probe_caches)
+from bench.lib.data import Phase, WORKLOAD_RE, parse_kv
+from bench.lib.runner import bench_caches, cmd_workload, guest_programs, probe_caches
 from harness import facts, kconfig, kernel, qemu, tap, util
 
 HERE = Path(__file__).resolve().parent
@@ -209,7 +209,7 @@ def parse_console(text, metrics):
 
 def net(phases):
     """[Workload]: each web phase less the boot's one-request web phase (ab's
-    start-up), as the simulator's figures are (bench.lib.runner.net())."""
+    start-up), as the simulator's figures are (bench.lib.data.net())."""
     start = [(p, v) for p, v in phases if p.start_up]
     out = []
     for p, values in phases:

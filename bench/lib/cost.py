@@ -20,7 +20,7 @@ class Latency(TypedDict):
 
 
 class Rates(Protocol):
-    """What cycles() reads of a Phase (runner.Phase, off_cost's Counts)."""
+    """What cycles() reads of a Phase (data.Phase, off_cost's Counts)."""
 
     @property
     def insns(self) -> float: ...

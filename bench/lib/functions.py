@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Counter, Dict, Iterable, List, Optional, Tuple
 
 from bench.cachesim import profile_diff
 
-if TYPE_CHECKING:  # only for the annotation: this module does not load the runner
-    from bench.lib.runner import Phase
+if TYPE_CHECKING:  # only for the annotation: this module does not load data.py
+    from bench.lib.data import Phase
 
 COLUMNS = ("workload", "events", "function", "bytes", "insns")
 TEXT = set("tTwW")
@@ -36,7 +36,7 @@ def sizes(vmlinux: Path) -> Dict[str, str]:
 def of_boot(boot: Iterable["Phase"], system_map: Path, profile: Path,
             size: Dict[str, str]) -> Tuple[Functions, List[str]]:
     """A boot's Functions (size: its vmlinux's sizes()), web net of ab's
-    start-up (runner.net()'s rule), and the problems: a phase whose functions
+    start-up (data.net()'s rule), and the problems: a phase whose functions
     do not add up to its instructions."""
     with open(system_map) as f:
         symbols = profile_diff.Symbols(f)

@@ -6,7 +6,8 @@ import bisect
 import re
 from collections.abc import Iterable
 
-from bench.lib.runner import Run, conflict_problems, read_conflicts, table_path
+from bench.lib.data import conflict_problems, read_conflicts
+from bench.lib.runner import Run, table_path
 
 PAGE_SHIFT = 12
 KINDS = {"pgtable": "page table", "anon": "anonymous page", "file": "page cache",

@@ -1,4 +1,4 @@
-"""A bench run and its data, shared by every experiment (python3 -m bench
+"""A bench run, shared by every experiment (python3 -m bench
 list), over harness/: the plugin and the guest
 workloads (bench/cachesim), one initramfs whose /run.sh is a facts.tsv workload
 set (a marker phase a line), deterministic boots.  The work dir keeps, per boot,
@@ -10,7 +10,8 @@ and initramfs, and boots only what it lacks: a boot is kept when that run booted
 it with the same command line (image key, plugin and kernel arguments) and it
 exited 0.  A changed simulator or workload is picked up by a run without
 --resume.  options() is every bench tool's flags (make's QUICK=1, RESUME=1,
-REPORT_ONLY=1, WORK=DIR, JOBS=N turn into them: mk/bench.mk).
+REPORT_ONLY=1, WORK=DIR, JOBS=N turn into them: mk/bench.mk).  The boots'
+files are read back as data by data.py; the page is report.py's.
 """
 
 import argparse
@@ -19,19 +20,18 @@ import json
 import re
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from bench.lib.data import CACHES, CMD_NAME, REGIONS, Boot
+from bench.lib.report import WRITTEN
 from harness import facts, kernel, qemu, tap, util
 from harness import results as results_mod
 
 ROOT = facts.ROOT
-# The pages a report wrote (Doc.write_md), for Run.finish to record new runs of.
-WRITTEN: list = []
 # The QEMU model every bench boot runs; the plugin's default caches are its
 # (facts.tsv's model-default, which bench-unit holds options.c to).
 CPU = facts.default_model()[0]
@@ -54,21 +54,6 @@ QUICK_IMAGE = "test"
 # hands it on to init).
 LAYOUT_STEP = "seed=$(sed -n 's/.*bench_layout=\\([0-9]*\\).*/\\1/p' /proc/cmdline)\n" \
     "layout \"${seed:-0}\""
-CACHES = ("L1D", "L1I", "L2")
-# The plugin's regions, then their sum: the report's names.
-REGIONS = {"stack-top": "stack top", "stack-rest": "stack rest", "direct": "direct map",
-           "ktext": "kernel text", "kdata": "kernel data", "user": "user", "other": "other",
-           "all": "all"}
-# Searched, not matched: the first line follows the firmware's escape codes
-# on the same console line ("...\x1b[2Jring tasks=2 ...").
-# Each workload's event: (its name, the key of its count in the workload's line).
-UNITS = {"ring": ("switch", "switches"), "forkloop": ("fork", "forks"),
-         "messaging": ("message", "messages"), "hackbench": ("message", "messages"),
-         "web": ("request", "requests"), "cmd": ("run", "runs")}
-# A workload's key=value line: numbers, and the name of a cmd workload.
-CMD_NAME = r"[A-Za-z][\w-]*"
-WORKLOAD_RE = re.compile(r"(%s)((?: (?:name=%s|[a-z]+=-?[0-9]+))+)\s*$"
-                         % ("|".join(list(UNITS) + ["layout"]), CMD_NAME))
 
 
 def guest_programs():
@@ -152,167 +137,11 @@ def make_vars(pairs):
     return "".join(" %s=%s" % kv for kv in pairs if kv[1])
 
 
-def parse_kv(text):
-    return {k: int(v) if re.fullmatch(r"-?[0-9]+", v) else v
-            for k, v in (item.split("=", 1) for item in text.split())}
-
-
-# The plugin's conflict tables (bench/cachesim/README.md, conflicts=): its
-# option, and the cache and region whose conflict pairs it keeps.
-CONFLICTS = {"conflicts": ("L1D", "direct"), "text_conflicts": ("L1I", "ktext"),
-             "l2_conflicts": ("L2", "watched")}
-
-
 def table_path(work: Path, name: str, option: str) -> Path:
     """Where a boot's plugin writes the file of one of its PATH options
     (conflicts, text_conflicts, l2_conflicts, profile)."""
     return work / ("%s.%s" % (name, option.replace("_", "-")))
 
-
-# A phase's conflict table: (head {all, REGION, unknown, pairs}, [(victim, evictor, n, ...)]).
-Conflicts = tuple[dict[str, int], list[tuple[Any, ...]]]
-
-
-def read_conflicts(path: Path | str, regions: bool = False) -> dict[int, Conflicts]:
-    """{phase: (head {all, REGION, unknown, pairs}, [(victim, evictor, n)])}
-    of a conflicts=, text_conflicts= or l2_conflicts= file; victim an int,
-    evictor as written (an address, a region or ?).  regions: each pair also
-    has an l2_conflicts= file's victim_region and evictor_region."""
-    out: dict[int, Conflicts] = {}
-    for line in Path(path).read_text().splitlines():
-        words = line.split()
-        kv = dict(w.split("=", 1) for w in words[1:])
-        head, pairs = out.setdefault(int(kv["phase"]), ({}, []))
-        if words[0].endswith("conflicts"):
-            head.update((k, int(v)) for k, v in kv.items() if k != "phase")
-        else:
-            pairs.append((int(kv["victim"], 16), kv["evictor"], int(kv["n"])) + (
-                (kv.get("victim_region", "?"), kv.get("evictor_region", "?"))
-                if regions else ()))
-    return out
-
-
-def conflict_problems(kind: str, phase: "Phase", conflicts: Conflicts) -> list[str]:
-    """What does not add up in one phase's conflict table against the
-    phase's own counts (a list, empty if all does)."""
-    cache, region = CONFLICTS[kind]
-    head, pairs = conflicts
-    if not head:
-        return ["no %s line" % kind.replace("_", "-")]
-    out = []
-    if sum(x[2] for x in pairs) != head[region] or len(pairs) != head["pairs"]:
-        out.append("the pairs do not add up to %s=%d" % (region, head[region]))
-    if sum(x[2] for x in pairs if x[1] == "?") != head["unknown"]:
-        out.append("unknown evictors do not add up")
-    # Per access, SA miss and FA hit; sa - fa nets out the reverse.
-    c = phase.counts[(cache, "all")]
-    if not head[region] <= head["all"] or head["all"] < c["sa_miss"] - c["fa_miss"]:
-        out.append("all=%d %s=%d against sa-fa %d" % (head["all"], region, head[region],
-                                                      c["sa_miss"] - c["fa_miss"]))
-    return out
-
-
-class Phase:
-    """One workload run: its plugin counts and what the workload printed."""
-
-    def __init__(self, workload: str, info: dict[str, Any], head: dict[str, Any],
-                 counts: dict[tuple[str, str], dict[str, Any]]) -> None:
-        self.workload = workload
-        self.info = info        # the workload's key=value line
-        self.head = head        # the plugin's phase line (insns, complete)
-        self.counts = counts    # (cache, region) -> {accesses, sa_miss, fa_miss}
-        # The denominator of per-event figures: (name, count), the count an int
-        # of the workload line (Any: info.get() is None where a line lacks it).
-        self.unit: tuple[str, Any] = (UNITS[workload][0], info.get(UNITS[workload][1]))
-
-    @property
-    def start_up(self) -> bool:
-        """ab's start-up alone: the one-request web run, which every other web
-        phase is net of (net())."""
-        return self.workload == "web" and self.info["requests"] == 1
-
-    @property
-    def label(self) -> str:
-        i = self.info
-        if self.workload == "ring":
-            return "ring N=%d" % i["tasks"]
-        if self.start_up:
-            return "web start-up (1 request)"
-        if self.workload == "web":
-            return "web c=%d %s" % (i["concurrency"], "keep-alive" if i["keepalive"] else "close")
-        if self.workload == "hackbench":
-            return "hackbench %s %s g=%d" % ("thread" if i["threads"] else "process",
-                                            "pipe" if i["pipes"] else "socket", i["groups"])
-        if self.workload == "cmd":
-            return i["name"]
-        return self.workload
-
-    def minus(self, other: "Phase") -> "Phase":
-        """This phase less another of the same workload: every count and the
-        events (web: less the one-request run, ab's start-up)."""
-        key = UNITS[self.workload][1]
-        info = dict(self.info, **{key: self.info[key] - other.info[key]})
-        head = dict(self.head, insns=self.head["insns"] - other.head["insns"])
-        counts = {cr: {k: v - other.counts[cr].get(k, 0) if isinstance(v, int) else v
-                       for k, v in c.items()} for cr, c in self.counts.items()}
-        return Phase(self.workload, info, head, counts)
-
-    def per(self, value: float) -> float:
-        return value / self.unit[1]
-
-    @property
-    def insns(self) -> float:
-        return self.per(self.head["insns"])
-
-    def rate(self, cache: str, region: str = "all", kind: str = "sa_miss") -> float:
-        """Misses per event."""
-        return self.per(self.counts[(cache, region)][kind])
-
-    def sa_fa(self, cache: str, region: str) -> str:
-        """Misses per event, set-associative (fully associative in brackets)."""
-        return "%s (%s)" % (fmt(self.rate(cache, region)), fmt(self.rate(cache, region, "fa_miss")))
-
-
-class Boot(list):
-    """One boot's Phases, paired in order with the workload lines of its
-    console STEM.log; .config and .phases ({n: (head, counts)}) as the plugin
-    wrote them to STEM.txt, .raw that file's bytes."""
-
-    def __init__(self, stem):
-        txt = Path(str(stem) + ".txt")
-        self.raw = txt.read_bytes() if txt.exists() else b""
-        self.config: dict[str, Any] = {}
-        self.phases: dict[int, tuple[dict[str, Any], dict[tuple[str, str], dict[str, Any]]]] = {}
-        for words in (line.split() for line in self.raw.decode().splitlines()):
-            kv = parse_kv(" ".join(words[2 if words[1] == "config" else 1:]))
-            if words[1] == "config":
-                self.config = kv
-                continue
-            head, counts = self.phases.setdefault(kv["phase"], ({}, {}))
-            if "cache" in kv:
-                counts[(kv["cache"], kv["region"])] = kv
-            else:
-                head.update(kv)
-        console = Path(str(stem) + ".log").read_text(errors="replace")
-        self.lines = [(m.group(1), parse_kv(m.group(2))) for m in
-                      map(WORKLOAD_RE.search, console.splitlines()) if m]
-        self.layout: dict[str, Any] = next((kv for wl, kv in self.lines if wl == "layout"), {})
-        self.lines = [(wl, kv) for wl, kv in self.lines if wl != "layout"]
-        super().__init__(Phase(wl, info, *self.phases[i])
-                         for i, (wl, info) in enumerate(self.lines) if i in self.phases)
-
-    def of(self, workload):
-        return [p for p in self if p.workload == workload]
-
-    def event(self, e):
-        """The Phase of ring N (an int) or of a workload (a name)."""
-        return next(p for p in self if
-                    (p.info.get("tasks") == e if isinstance(e, int) else p.workload == e))
-
-    def insns(self, workload):
-        """Instructions per event, every phase of the workload pooled."""
-        phases = self.of(workload)
-        return sum(p.head["insns"] for p in phases) / sum(p.unit[1] for p in phases)
 
 
 def options(quick=True):
@@ -574,117 +403,3 @@ class Run:
             self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
                                                   time.time() - self.start))
         return self.tap.plan()
-
-
-class Doc:
-    """A markdown report, of a Run's boots if given; a subclass gives .names,
-    the cases (the first one's phases are the layout of every boot's)."""
-
-    names: list[str]  # set by each subclass
-
-    def __init__(self, run=None):
-        self.run, self.out = run, []
-        self.work, self.meta, self.boots = (run.work, run.meta, run.boots) if run else \
-            (None, {}, {})
-
-    def w(self, line=""):
-        """One line; a line wrapped in the source joins with single spaces."""
-        self.out.append(re.sub(r"\s*\n\s*", " ", line))
-
-    def md(self, text, *args):
-        """Paragraphs (headings too) written in the source, split by blank lines,
-        each a line and a blank line; text % args where there are args."""
-        for par in re.split(r"\n\s*\n", (text % args if args else text).strip()):
-            self.w(par.strip())
-            self.w()
-
-    def table(self, head, rows, align=None):
-        """align: a letter a column, l or r (default: the first l, the rest r)."""
-        align = align or "l" + "r" * (len(head) - 1)
-        self.w("| " + " | ".join(head) + " |")
-        self.w("|" + "".join("---:|" if a == "r" else "---|" for a in align))
-        for r in rows:
-            self.w("| " + " | ".join(str(x) for x in r) + " |")
-        self.w()
-
-    def code(self, text):
-        self.out += ["```", text.rstrip("\n"), "```", ""]
-
-    def commands(self, lines):
-        """The run's command lines, last, where they do not stand between a
-        reader and the results."""
-        self.md("""## Appendix: the commands
-
-            Paths relative to the project top:""")
-        self.code("\n".join(lines).replace(str(ROOT) + "/", ""))
-
-    def ring_ns(self):
-        return [p.info["tasks"] for p in self.boots[self.names[0]].of("ring")]
-
-    def miss(self, name, event, cache="L1D", region="all", kind="sa_miss"):
-        """A case's misses per event at ring N (an int) or of a workload."""
-        return self.boots[name].event(event).rate(cache, region, kind)
-
-    def ring_plot(self, png, dat, title, ylabel, series, head=""):
-        """A plot against the ring's N of series (title, gnuplot style, [value an N])."""
-        ns = self.ring_ns()
-        Path(dat).write_text(head + "".join("%d %s\n" % (n, " ".join("%.4f" % s[2][i]
-                                                                    for s in series))
-                                            for i, n in enumerate(ns)))
-        plot_png(png, title, "tasks in the ring (N)", ylabel, ns, 1.15,
-                 ["'%s' using 1:%d with %s title '%s'" % (dat, 2 + i, style, t)
-                  for i, (t, style, _) in enumerate(series)])
-
-    def write_md(self, path):
-        Path(path).write_text("\n".join(self.out) + "\n")
-        WRITTEN.append(Path(path))
-
-
-def gnuplot_str(text):
-    """TEXT as a gnuplot '' string, whose quote is written twice."""
-    return "'%s'" % str(text).replace("'", "''")
-
-
-def plot_png(png, title, xlabel, ylabel, xs, pad, plots, extra=()):
-    """A PNG plot (gnuplot): on a log2 x axis with a tick at each of xs, or
-    where xs is None on the axis that the extra set commands give."""
-    axis = ["set logscale x 2", "set xrange [%g:%g]" % (min(xs) / pad, max(xs) * pad),
-            "set xtics (%s)" % ", ".join(str(x) for x in xs)] if xs else []
-    script = "\n".join([
-        "set terminal pngcairo size 900,560 font ',11'", "set output %s" % gnuplot_str(png),
-        "set title " + gnuplot_str(title), "set xlabel " + gnuplot_str(xlabel),
-        "set ylabel " + gnuplot_str(ylabel)] +
-        axis + ["set yrange [0:*]", "set grid", "set key outside right top"] + list(extra) +
-        ["plot " + ", ".join(plots)])
-    subprocess.run(["gnuplot"], input=script, text=True, check=True)
-
-
-class Spread:
-    """The median and the range of one figure over a case's layouts."""
-
-    def __init__(self, values):
-        self.values = sorted(values)
-        self.median, self.lo, self.hi = statistics.median(values), self.values[0], \
-            self.values[-1]
-
-    def __str__(self):
-        if self.lo == self.hi:
-            return fmt(self.median)
-        return "%s [%s&ndash;%s]" % (fmt(self.median), fmt(self.lo), fmt(self.hi))
-
-
-def net(boot):
-    """A boot's Phases, each web phase less the boot's one-request web phase
-    (ab's exec and start-up, inside every web window) where there is one."""
-    start = [q for q in boot if q.start_up]
-    return [p.minus(start[0]) if p.workload == "web" and start and p is not start[0] else p
-            for p in boot]
-
-
-def pct(new, old):
-    return 100.0 * (new - old) / old if old else float("nan")
-
-
-def fmt(x):
-    """Per-event figures: 3 significant digits, at least 2 decimals below 10."""
-    return "%.0f" % x if abs(x) >= 1000 else "%.1f" % x if abs(x) >= 10 else "%.2f" % x

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The tests of bench/bench.py's and bench/benchdata.py's figures, as TAP.
+"""The tests of bench/colouring.py's and bench/lib/'s figures, as TAP.
 
     python3 bench/tests/test_bench.py
 
@@ -11,6 +11,7 @@ kcolour-probe on the fixture.
 
 import importlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,9 +21,9 @@ TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))
 from bench import colouring as bench  # noqa: E402
 from bench import cpus, paired_bench  # noqa: E402
-from bench.lib import runner as benchdata  # noqa: E402
+from bench.lib import data, report, runner  # noqa: E402
 import bench.__main__ as bench_main  # noqa: E402
-from harness import tap  # noqa: E402
+from harness import facts, qemu, tap, util  # noqa: E402
 
 
 class FakePhase:
@@ -63,14 +64,14 @@ def main():
     t(bench.stacks_moved(FakePhase(head={"stack_l2_sets": 5}), FakePhase(
         head={"stack_l2_sets": 5})) == 0, "stacks_moved: a single set (parsed as a number)")
 
-    caches = benchdata.probe_caches(benchdata.facts.path("bench-dump"))
+    caches = runner.probe_caches(facts.path("bench-dump"))
     t(caches == {"L1D": (32768, 8, 64), "L1I": (32768, 8, 64), "L2": (262144, 4, 64)},
       "probe_caches: the Skylake dump decodes to 32K 8-way L1s and a 256K 4-way L2", [caches])
-    t(benchdata.plugin_geometry({"L2": (262144, 4, 64), "L1D": (49152, 12, 64)}) ==
+    t(runner.plugin_geometry({"L2": (262144, 4, 64), "L1D": (49152, 12, 64)}) ==
       "l1d=49152:12:64,l2=262144:4:64",
       "plugin_geometry: the plugin's keys, each cache SIZE:WAYS:LINE")
     try:
-        benchdata.probe_caches(TOP / "facts.tsv")
+        runner.probe_caches(TOP / "facts.tsv")
         t(False, "probe_caches: a file that is no CPUID dump is an error")
     except RuntimeError as e:
         t("kcolour-probe" in str(e), "probe_caches: a file that is no CPUID dump is an error",
@@ -143,10 +144,10 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        run = benchdata.Run.__new__(benchdata.Run)
+        run = runner.Run.__new__(runner.Run)
         run.work = work
-        boot = benchdata.qemu.Boot("c.L5", work / "bzImage", work / "initramfs", work,
-                                   args=["bench_layout=5"])
+        boot = qemu.Boot("c.L5", work / "bzImage", work / "initramfs", work,
+                         args=["bench_layout=5"])
         (work / "c.L5.rc").write_text("0\n")
         (work / "c.L5.txt").write_text("")
         kept = []
@@ -170,7 +171,7 @@ def main():
             lines += ["cachesim phase=%d cache=%s region=%s accesses=10 sa_miss=4 fa_miss=3 "
                       "plru_miss=4 min_miss=2 inval=0%s" % (ph, c, r, " min_bound=1"
                                                              if r == "all" else "")
-                      for c in benchdata.CACHES for r in benchdata.REGIONS]
+                      for c in data.CACHES for r in data.REGIONS]
             lines.append("cachesim phase=%d stacks=2 stack_l2_sets=5,6 direct_sketch=-" % ph)
         Path(str(stem) + ".txt").write_text("\n".join(lines) + "\n")
         Path(str(stem) + ".log").write_text(
@@ -178,7 +179,7 @@ def main():
             "web concurrency=4 keepalive=1 requests=200 complete=200 failed=0 size=4096 ctxt=9 "
             "status=0\nhackbench threads=1 pipes=0 groups=2 fds=10 loops=5 messages=1000 ctxt=7 "
             "status=0\ncmd name=tar-tmpfs runs=1 ctxt=4 status=0\n")
-        boot = benchdata.Boot(stem)
+        boot = data.Boot(stem)
         t([p.label for p in boot] == ["web c=4 keep-alive", "hackbench thread socket g=2",
                                       "tar-tmpfs"],
           "Boot: the web, hackbench and cmd lines are phases 0, 1 and 2, labelled (a cmd "
@@ -192,25 +193,25 @@ def main():
         t(boot[0].counts[("L2", "all")]["min_bound"] == 1 and boot[0].head["stacks"] == 2,
           "Boot: the MIN bound and the placement line are read")
     # facts.tsv's cmd workload lines: the program found here, at its host path.
-    line, progs = benchdata.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
-    tar = str(Path(benchdata.shutil.which("tar")).resolve())
+    line, progs = runner.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
+    tar = str(Path(shutil.which("tar")).resolve())
     t(progs == [tar] and line == "cmd tar -- %s -cf /tmp/u.tar '/usr/a b'" % tar,
       "cmd_workload: PROGRAM resolved on PATH, the arguments quoted as given", [line, progs])
-    line, progs = benchdata.cmd_workload("cmd both +gzip +tar -- sh -c 'tar -c /x | gzip'")
-    sh, gzip = (str(Path(benchdata.shutil.which(p)).resolve()) for p in ("sh", "gzip"))
+    line, progs = runner.cmd_workload("cmd both +gzip +tar -- sh -c 'tar -c /x | gzip'")
+    sh, gzip = (str(Path(shutil.which(p)).resolve()) for p in ("sh", "gzip"))
     t(progs == [sh, gzip, tar] and line == "cmd both -- %s -c 'tar -c /x | gzip'" % sh,
       "cmd_workload: +PROG programs are copied too, and left out of the guest's line",
       [line, progs])
-    t(benchdata.cmd_workload("ring 8 600") == ("ring 8 600", []),
+    t(runner.cmd_workload("ring 8 600") == ("ring 8 600", []),
       "cmd_workload: other workload lines pass through")
     for bad, why in (("cmd tar tar -cf x", "no --"), ("cmd 9x -- tar", "a name not a word"),
                      ("cmd tar --", "no program"), ("cmd t -- no-such-prog-kc", "not here"),
                      ("cmd t gzip -- tar", "an extra without +"),
                      ("cmd t +no-such-prog-kc -- tar", "an extra not here")):
         try:
-            benchdata.cmd_workload(bad)
+            runner.cmd_workload(bad)
             t(False, "cmd_workload: '%s' (%s) is an error" % (bad, why))
-        except benchdata.util.Error as e:
+        except util.Error as e:
             t("workload" in str(e), "cmd_workload: '%s' (%s) is an error: %s" % (bad, why, e))
     # make bench-paired: what the kernel chose, and a case against off layout by layout.
     info = paired_bench.colour_info("x\ncolour_info enabled: 1\ncolour_info colours: 3\n"
@@ -240,7 +241,7 @@ def main():
     class Label:
         label = "w"
     rep = bench.Report.__new__(bench.Report)
-    benchdata.Doc.__init__(rep)
+    report.Doc.__init__(rep)
     rep.names, rep.smps, rep.layouts, rep.lat = ["off", "base", "rko"], [1, 4], [1, 2], lat
     rep.boots = {bench.name("off", 1, 1): [Label()]}
     scale = {("off", 1): 1.0, ("base", 1): 1.0, ("rko", 1): 1.0,
@@ -289,8 +290,8 @@ def main():
     defaults = {name: tuple(int(x) for x in m) for name, m in (
         (name, re.search(r"\[C_%s\] = \{ (\d+), (\d+), (\d+) \}" % name, src).groups())
         for name in ("L1D", "L1I", "L2"))}
-    model, caches = benchdata.facts.default_model()
-    t(defaults == caches and benchdata.CPU == model,
+    model, caches = facts.default_model()
+    t(defaults == caches and runner.CPU == model,
       "the plugin's default caches (options.c) are facts.tsv's model-default, %s's" % model,
       ["options.c %s, facts.tsv %s" % (defaults, caches)])
     t(cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),

@@ -62,7 +62,7 @@ hackbench() {
 
 # cmd NAME -- PROGRAM [ARG...]: any program inside one marker window, one
 # event a run, labelled NAME (facts.tsv's "cmd" workload lines; the bench
-# copies PROGRAM and its libraries into the initramfs, bench/benchdata.py).
+# copies PROGRAM and its libraries into the initramfs, bench/lib/runner.py).
 cmd() {
 	name=$1
 	shift 2

@@ -1097,8 +1097,8 @@ class TypesTest(unittest.TestCase):
     CHECKED = sorted(str(p.relative_to(facts.ROOT)) for d in ("harness", "bench/lib")
                      for p in (facts.ROOT / d).glob("*.py")) + ["bench/cachesim/profile_diff.py"]
     # The fully typed ones, also under --strict (test_mypy_strict's docstring
-    # lists them); the others (harness/__main__.py, kernel.py, qemu.py,
-    # series.py, suites.py, bench/lib/runner.py) are checked without --strict.
+    # lists them); the others (harness/__main__.py, kernel.py, qemu.py, series.py,
+    # suites.py, bench/lib/runner.py, data.py, report.py) are checked without --strict.
     STRICT = ["harness/__init__.py", "harness/tap.py", "harness/facts.py", "harness/results.py",
               "harness/util.py", "harness/kconfig.py", "harness/check.py",
               "harness/bisect_check.py", "harness/deb.py", "bench/lib/__init__.py",
