@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's cheap tests of the function alignment choice: kconfig-cases.tsv; no short
 function of OBJECTS crosses a line under the packed choice (but exceptions.txt's); the
 default choice builds OBJECTS as the base tree does.  With "full" (make check-full) also

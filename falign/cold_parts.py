@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """What GCC splits hot from cold within functions, without profile feedback:
 make falign-cold-parts [IMAGE=test] -> docs/results/gcc-cold-parts.md.
 

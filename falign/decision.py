@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The code-layout decision: make falign-decision [LAYOUTS="S ..."] [QUICK=1]
 -> docs/results/falign-decision.md, the pre-registered run of
 docs/results/protocol-layout.md (which this file carries out: its kernels,

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Hot-text profiles: the kernel functions a workload runs, in the order the
 build places them, in one file format that a person can read and edit,
 whatever measured them.

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Function alignment against the luck of one link: make falign-layouts
 [QUICK=1] -> docs/results/falign-layouts.md.
 

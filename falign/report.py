@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make falign-report: the kernel of each function alignment choice (facts.tsv's
 falign rows), falign-report --json on its vmlinux, and the table written to
 docs/results/falign.md (--out FILE, make's OUT=FILE: elsewhere) and printed; then, under it, the

@@ -53,7 +53,10 @@ def geometry(spec: str) -> Geometry:
         raise ValueError("%r: not SIZE:WAYS:LINE" % spec)
     size, ways, line = fields
     scale = UNITS.get(size[-1:], 1)
-    return (int(size[:-1] if scale > 1 else size) * scale, int(ways), int(line))
+    try:
+        return (int(size[:-1] if scale > 1 else size) * scale, int(ways), int(line))
+    except ValueError:
+        raise ValueError("%r: not SIZE:WAYS:LINE (numbers, SIZE with K or M)" % spec) from None
 
 
 def default_model() -> Tuple[str, Dict[str, Geometry]]:

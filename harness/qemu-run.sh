@@ -32,6 +32,7 @@
 set -euo pipefail
 
 CPU=${CPU:-$(awk -F'\t' '$1 == "model-default" { print $2 }' "$(dirname "$0")/../facts.tsv")}
+[ -n "$CPU" ] || { echo "qemu-run.sh: no CPU= and no model-default line in facts.tsv" >&2; exit 2; }
 SMP=${SMP:-$([ "${DETERMINISTIC:-0}" = 1 ] && echo 1 || echo 2)}
 MEM=${MEM:-512M}
 TIMEOUT=${TIMEOUT:-180}

@@ -27,9 +27,11 @@ RUNS_HEAD = """\
 # written again from the same run keeps it; a new run changes it).  A bench
 # run records the pages it writes; another writer records with
 # python3 -m scripts.check_figures --record PAGE.
-# The rows dated before 2026-12-07 were filled in from git history: the
-# commit that brought the page's current figures, and facts.tsv's series
-# rows at that commit.
+# When this file began (2026-12-06) its rows were filled in from git
+# history: the commit that brought each page's current figures, and
+# facts.tsv's series rows at that commit; a run rewrites its page's row.
+# The digest sees percentages only: a rerun whose percentages all come out
+# the same keeps its row.
 page\tdate\tkernel\tfigures
 """
 Signed = Tuple[str, float]

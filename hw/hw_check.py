@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make hw-kernels / make hw-check: confirm or refute the simulator on a real
 machine with the same kernels, interleaved boots under KVM and the hardware
 counters, the simulator's prediction beside every row.

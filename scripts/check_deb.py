@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's deb-config: make deb's configuration step on Debian's own
 6.12 config (linux-config-6.12), and its errors; and the one answer every
 text gives a distribution (colouring built in, off at boot; task_struct

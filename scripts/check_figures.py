@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Every percentage a series quotes (its commit messages, the help texts
 and documentation it adds, its cover letter: quoted()), and every percentage of a
 document such as the README, is one that the docs/results page it cites shows

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's static checkers on what the kernel series touch, each judged
 against the base kernel on the same files where the file is not new:
 

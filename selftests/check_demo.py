@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's demo-matrix: demo.py on every model of facts.tsv (64 tasks), with
 kstack_colour=off, with policy=balanced and with cases.tsv's bad-tokens, a subtest each;
 a boot whose only failure is the colours' spread (the kernel's own workers may fork

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The upstream selftests judged differentially: every program that passes (exit 0) with
 kstack_colour=off must pass with colouring on (same image, model and run); those failing
 in both, and those upstream-known.tsv keeps from running, are listed with its reason.

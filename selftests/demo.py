@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make demo: the test image under QEMU TCG (-smp 2) on CPU: the kernel's boot line,
 its cache geometry beside the probe's in the guest, the guest's sysfs and facts.tsv's
 model, and the colours of N forked tasks; every comparison a TAP line too.

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make host-boot: the patched kernel on this machine's own userspace, the
 way virtme-ng runs a kernel: QEMU exports the host's / read-only over
 virtio-9p, the guest mounts it as its root, and an init script (written to

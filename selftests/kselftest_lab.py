@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's kselftest-lab: the kstack_colour kselftests the way KernelCI and
 LKFT run them, with nothing of the project's in between.  In the patched tree
 (build/linux):

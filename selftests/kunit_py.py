@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's kunit-py: the kstack_colour KUnit suite run the kernel's own
 way, by `tools/testing/kunit/kunit.py exec --arch=x86_64` in the patched
 tree (build/linux), on the test image make check has built anyway: kunit.py

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make selftests: the cases of cases.tsv, --jobs boots at a time, of the test image (or
 its KASAN + lockdep twin) and one initramfs; kcolour.tests= picks what guest-run.sh runs.
 A nested subtest a boot (parse_results.py) and one a differential (compare_upstream.py:

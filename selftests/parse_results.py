@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A test boot's console as TAP: the KUnit suite, guest-run.sh's parts, no kernel splat.
 
 The KTAP of KUnit and the kselftests' TAP are read by harness.tap.read, the

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Reliability under a syscall fuzzer and fork storms (make check: reduced,
 on the test image; make check-full: full, on the KASAN + lockdep image).
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make kernel-smoke (make check's kernel-off): facts.tsv's image "off" (colouring not
 built) booted under each of --cpus; prints `uname -r` and cpu0's caches from sysfs,
 and a TAP line a model: it boots and shows them.  A second TAP line a model:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make check's usercopy: hardened usercopy keeps the task_struct whitelist
 exact under task_struct colouring, tested the way LKDTM tests whitelists.
 

@@ -173,27 +173,23 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		caches.have_kimage_ram = 1;
 	}
 
-	if (simulating())
-		data_access(cpu, vcpu, vaddr, 1ull << qemu_plugin_mem_size_shift(info),
-			    qemu_plugin_mem_is_store(info), hw_phys, hw, counting_phase());
+	run_data_access(cpu, vcpu, vaddr, 1ull << qemu_plugin_mem_size_shift(info),
+			qemu_plugin_mem_is_store(info), hw_phys, hw);
 }
 
 static void fetch_exec(unsigned int vcpu, void *udata)
 {
-	if (simulating())
-		fetch_run_exec(vcpu_of(vcpu), udata, counting_phase());
+	run_fetch(vcpu_of(vcpu), udata);
 }
 
 /* fetch_exec() with profile=: a separate callback keeps the other free. */
 static void fetch_exec_prof(unsigned int vcpu, void *udata)
 {
 	struct fetch_run *run = udata;
-	struct phase *ph = counting_phase();
 	struct cpu *cpu = vcpu_of(vcpu);
 
-	if (simulating())
-		fetch_run_exec(cpu, run, ph);
-	prof_exec(run->prof, &cpu->last_tb, run->insns, run->tb_start, !!ph);
+	run_fetch(cpu, run);
+	prof_exec(run->prof, &cpu->last_tb, run->insns, run->tb_start, !!counting_phase());
 }
 
 /* Zeroed memory that lives until exit. */

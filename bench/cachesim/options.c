@@ -3,7 +3,9 @@
  * kcolour-cachesim's arguments: parsing, checks, and the tables derived
  * from them.  See options.h.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,21 +46,27 @@ struct options opt = {
 /* A number with an optional K or M suffix (binary). */
 static int parse_size(const char *s, uint64_t *val)
 {
-	char *end;
+	unsigned int shift = 0;
 	unsigned long long v;
+	char *end;
 
 	if (*s == '-' || !*s)
 		return -1;
+	errno = 0;
 	v = strtoull(s, &end, 0);
+	if (errno)
+		return -1;
 	if (*end == 'K' || *end == 'k') {
-		v <<= 10;
+		shift = 10;
 		end++;
 	} else if (*end == 'M' || *end == 'm') {
-		v <<= 20;
+		shift = 20;
 		end++;
 	}
-	if (*end)
+	/* Nothing after the suffix, and no bit shifted out. */
+	if (*end || v > ULLONG_MAX >> shift)
 		return -1;
+	v <<= shift;
 	*val = v;
 	return 0;
 }

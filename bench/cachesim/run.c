@@ -13,6 +13,19 @@
 
 struct sim sim;
 
+void run_data_access(struct cpu *cpu, unsigned int vcpu, uint64_t vaddr, uint64_t size,
+		     int store, phys_fn phys, const void *hw)
+{
+	if (simulating())
+		data_access(cpu, vcpu, vaddr, size, store, phys, hw, counting_phase());
+}
+
+void run_fetch(struct cpu *cpu, const struct fetch_run *run)
+{
+	if (simulating())
+		fetch_run_exec(cpu, run, counting_phase());
+}
+
 void marker_store(uint64_t vaddr)
 {
 	struct phase *p;

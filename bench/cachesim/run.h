@@ -53,6 +53,15 @@ static inline int simulating(void)
 }
 
 /*
+ * A load or store as the plugin hands it over (hierarchy.h's data_access()),
+ * and a run of instruction fetches (fetch_run_exec()): to the caches where
+ * they see it (simulating()), counted into the phase there is, if any.
+ */
+void run_data_access(struct cpu *cpu, unsigned int vcpu, uint64_t vaddr, uint64_t size,
+		     int store, phys_fn phys, const void *hw);
+void run_fetch(struct cpu *cpu, const struct fetch_run *run);
+
+/*
  * A marker store at vaddr, from any vCPU, opens or closes the phase for
  * all (kcolour-marker.h): a start zeroes the counters (a start inside a
  * phase restarts it), a stop keeps the phase's counts, its MIN windows

@@ -108,16 +108,13 @@ static uint64_t phys_of(const void *hw)
 /* A data access as mem_access() hands it over, at physical address phys. */
 static void acc(unsigned int vcpu, uint64_t vaddr, uint64_t size, int store, uint64_t phys)
 {
-	if (simulating())
-		data_access(&caches.cpu[vcpu], vcpu, vaddr, size, store, phys_of, &phys,
-			    counting_phase());
+	run_data_access(&caches.cpu[vcpu], vcpu, vaddr, size, store, phys_of, &phys);
 }
 
 /* A run of instruction fetches as fetch_exec() hands it over. */
 static void fetch(unsigned int vcpu, const struct fetch_run *run)
 {
-	if (simulating())
-		fetch_run_exec(&caches.cpu[vcpu], run, counting_phase());
+	run_fetch(&caches.cpu[vcpu], run);
 }
 
 /* A direct-map access: physical = virtual - DIRECT_START, as in nokaslr. */
@@ -254,6 +251,8 @@ static void test_options_rejected(void)
 		{ "l1d=32K:2000", "bad argument 'l1d=32K:2000'", 1 },
 		{ "l2=4M:16:4097", "bad argument 'l2=4M:16:4097'", 1 },
 		{ "l1d_size=32K", "bad argument 'l1d_size=32K'", 1 },
+		{ "min_window=17592186044417M", "bad argument 'min_window=17592186044417M'", 1 },
+		{ "stack_top=99999999999999999999", "bad argument 'stack_top=99999999999999999999'", 1 },
 		{ "l1d=32K", "bad argument 'l1d=32K'", 1 },
 		{ "l1d_colour=4", "bad argument 'l1d_colour=4'", 1 },
 		{ "text=zz", "bad argument 'text=zz'", 1 },

@@ -90,7 +90,7 @@ def main(exp: Experiment, doc: str, argv: Optional[List[str]] = None) -> int:
     run.tap(all(f.exists() for f in written),
             "every boot's raw figures written to %s (%d files)" % (
                 exp.data.relative_to(ROOT), len(written)))
-    return run.finish(exp.report(seeds), RESULTS)
+    return run.finish(exp.report(seeds), RESULTS, whole=set(todo) == set(seeds))
 
 
 def report_only(exp: Experiment, seeds: List[str], into_results: bool,

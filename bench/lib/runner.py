@@ -389,15 +389,21 @@ class Run:
                         ("meta", "".join("%s=%s\n" % kv for kv in self.meta.items()))):
             (self.work / f).write_text(text)
 
-    def finish(self, report, results):
-        """cases, commands and meta into the work dir, the report, the plan."""
+    def finish(self, report, results, whole=True):
+        """cases, commands and meta into the work dir, the report, the plan;
+        a whole run (not whole: it booted only part of what its page shows)
+        records the pages it wrote as new runs (docs/results/runs.tsv)."""
         self.save()
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
             del WRITTEN[:]
             report.save(Path(results))
-            if not self.replay and not self.quick:
-                pages = [p for p in WRITTEN if p.parent.resolve() == results_mod.RESULTS]
+            pages = [p for p in WRITTEN if p.parent.resolve() == results_mod.RESULTS]
+            if pages and not whole:
+                self.say("docs/results/runs.tsv: not recorded, a partial run (its page mixes "
+                         "this run's boots with earlier ones): run every layout, or record "
+                         "it with python3 -m scripts.check_figures --record")
+            elif not self.replay and not self.quick:
                 for page in results_mod.record(pages):
                     self.say("docs/results/runs.tsv: %s is a new run" % page)
             self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
