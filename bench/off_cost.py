@@ -52,7 +52,7 @@ import statistics
 from bench.lib import experiment, functions, paired
 from bench.lib.cost import cycles, latency
 from bench.lib.data import UNITS, net
-from bench.lib.report import Doc, fmt
+from bench.lib.report import Doc, fmt, table_lines
 from bench.lib.runner import ROOT, table_path
 
 WSET = "off-cost"
@@ -156,53 +156,31 @@ class Report(Doc):
         return lambda c, lat: cycles(c, lat, lat_scale=scale)
 
     def save(self, out):
+        """The page: its prose is bench/templates/off-cost.md.in's."""
         lat = self.lat
-        self.md("""# What the colouring costs while it is off
-
-            The series built with stack and task_struct colouring in and off at boot (as
-            a distribution would carry it: `kcolour.config`, `kcolour-task.config`)
-            against the same tree and configuration without those two options, paired
-            over %d text layouts (the seeded pads of `text-pads-SEED.config`, seeds %s),
-            one boot a kernel and layout at -smp 1 under the cache simulator on the
-            bench CPU's caches (`make bench-off-cost`, bench/off_cost.py).  Raw figures:
-            `data/off-cost/`, a file a boot; this page is computed from them alone.
-
-            Only the text layout varies from boot to boot: the user-space layout
-            (`bench_layout=1`) and where the boot's own allocations land do not, and
-            the built-in kernel's allocations (its colour state) move the latter.
-            So a difference in misses or cycles may be that memory layout rather
-            than the colouring's code, which this run cannot tell apart;
-            instructions are the figure that does not depend on placement, or
-            hardly.""",
-                len(self.seeds), ", ".join(map(str, self.seeds)))
+        self.template("off-cost", "intro", layouts=len(self.seeds),
+                      seeds=", ".join(map(str, self.seeds)))
         if len(self.seeds) < 2:
-            self.md("Fewer than two layouts with both kernels: no interval yet.")
+            self.template("off-cost", "too-few")
             return self.write(out)
-        self.md("""## Per event, built in and off against without
-
-            The mean ratio with its 95%% Student's t interval over the layouts
-            (bench/lib/paired.py); **lower** or **higher** where the interval excludes 0.
-            Instructions are model-free; estimated cycles are make bench's model
-            (instructions x %.2f, an L1 miss %.0f cycles, an L2 miss %.0f: %s).""",
-                lat["cpi"], lat["L2"], lat["L3"], lat["source"])
         names = [m for m, _ in METRICS] + ["estimated cycles"]
         values = [v for _, v in METRICS] + [self.cycles(1.0)]
-        self.table(["workload", "per"] + names, [
-            [w, self.per(w)] + [self.compare(w, v).cell() for v in values]
-            for w in self.workloads])
-        self.md("""Estimated cycles at the latency bounds (instructions unchanged):""")
-        self.table(["workload"] + [b for b, _ in BOUNDS], [
-            [w] + [self.compare(w, self.cycles(s)).cell() for _, s in BOUNDS]
-            for w in self.workloads])
-        self.md("""## The figures
-
-            Per event, median over the layouts, each kernel: instructions and
-            estimated cycles.""")
-        self.table(["workload"] + ["%s, %s" % (label, m) for _, label, _ in KERNELS
-                                   for m in ("instructions", "cycles")], [
-            [w] + [fmt(sorted(self.values(k, w, v))[len(self.seeds) // 2])
-                   for k, _, _ in KERNELS for v in (METRICS[0][1], self.cycles(1.0))]
-            for w in self.workloads])
+        self.template("off-cost", "per-event", cpi=lat["cpi"], l2=lat["L2"], l3=lat["L3"],
+                      source=lat["source"], per_event=table_lines(
+                          ["workload", "per"] + names,
+                          [[w, self.per(w)] + [self.compare(w, v).cell() for v in values]
+                           for w in self.workloads]),
+                      bounds=table_lines(
+                          ["workload"] + [b for b, _ in BOUNDS],
+                          [[w] + [self.compare(w, self.cycles(s)).cell() for _, s in BOUNDS]
+                           for w in self.workloads]),
+                      figures=table_lines(
+                          ["workload"] + ["%s, %s" % (label, m) for _, label, _ in KERNELS
+                                          for m in ("instructions", "cycles")],
+                          [[w] + [fmt(sorted(self.values(k, w, v))[len(self.seeds) // 2])
+                                  for k, _, _ in KERNELS
+                                  for v in (METRICS[0][1], self.cycles(1.0))]
+                           for w in self.workloads]))
         self.attribution()
         return self.write(out)
 
@@ -211,23 +189,6 @@ class Report(Doc):
         seeds = [s for s in self.seeds if all((k, s) in self.functions for k, _, _ in KERNELS)]
         if not seeds:
             return
-        self.md("""## Where the added instructions are spent
-
-            The same boots' instructions by kernel function (the simulator's
-            profile=: the System.map symbol at or below each translation block;
-            user space as [user]), per event, built in and off less without, the
-            mean over the %d layouts with its 95%% t interval.  "Code that
-            differs": the functions whose size in vmlinux differs between the
-            two kernels, or that only one has: where the colouring's inline
-            code lands, the hooks (copy_thread, exit_thread, __switch_to) and
-            the users of task_pt_regs() (set_personality_64bit,
-            start_thread_common, user_disable_single_step, load_elf_binary),
-            which test the static key; "the same code": every other function,
-            run more or fewer times.  These kernels have no JUMP_LABEL (the
-            bench's tinyconfig base), so the key is a load and a branch at
-            each use, where a distribution's kernel (JUMP_LABEL=y) patches in
-            a NOP: their figures for the code that differs are an upper
-            bound.  Raw figures: `data/off-cost/*.functions.tsv`.""", len(seeds))
         control, case = (k for k, _, _ in KERNELS)
         split = {w: [] for w in self.workloads}
         per_fn = {w: {} for w in self.workloads}
@@ -242,20 +203,20 @@ class Report(Doc):
                     per_fn[w].setdefault(f, [f in differs, [0.0] * len(seeds)])
                     per_fn[w][f][0] |= f in differs
                     per_fn[w][f][1][seeds.index(s)] = d
-        self.table(["workload", "per", "instructions added", "in code that differs",
-                    "in the same code"], [
-            [w, self.per(w)] + [mean_interval([x[0] for x in split[w]]),
-                                mean_interval([x[1] for x in split[w]]),
-                                mean_interval([x[0] - x[1] for x in split[w]])]
-            for w in self.workloads])
+        self.template("off-cost", "attribution", layouts=len(seeds), split=table_lines(
+            ["workload", "per", "instructions added", "in code that differs",
+             "in the same code"],
+            [[w, self.per(w)] + [mean_interval([x[0] for x in split[w]]),
+                                 mean_interval([x[1] for x in split[w]]),
+                                 mean_interval([x[0] - x[1] for x in split[w]])]
+             for w in self.workloads]))
         for w in self.workloads:
             top = sorted(per_fn[w].items(),
                          key=lambda kv: (-abs(statistics.fmean(kv[1][1])), kv[0]))[:TOP]
-            self.md("%s: the %d functions whose instructions an event moved most, built in "
-                    "and off less without:" % (w, TOP))
-            self.table(["function", "code", "instructions an event"], [
-                [f, "differs" if differs else "same", mean_interval(ds)]
-                for f, (differs, ds) in top])
+            self.template("off-cost", "top", workload=w, top=TOP, table=table_lines(
+                ["function", "code", "instructions an event"],
+                [[f, "differs" if differs else "same", mean_interval(ds)]
+                 for f, (differs, ds) in top]))
 
     def per(self, workload):
         """A workload's event (bench.lib.data.UNITS), by its label's first word."""

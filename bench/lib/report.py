@@ -13,6 +13,8 @@ from harness import facts
 
 # The pages a report wrote (Doc.write_md), for Run.finish to record new runs of.
 WRITTEN: list = []
+# The pages' prose (Doc.template()).
+TEMPLATES = facts.ROOT / "bench/templates"
 
 
 class Doc:
@@ -39,12 +41,23 @@ class Doc:
 
     def table(self, head, rows, align=None):
         """align: a letter a column, l or r (default: the first l, the rest r)."""
-        align = align or "l" + "r" * (len(head) - 1)
-        self.w("| " + " | ".join(head) + " |")
-        self.w("|" + "".join("---:|" if a == "r" else "---|" for a in align))
-        for r in rows:
-            self.w("| " + " | ".join(str(x) for x in r) + " |")
-        self.w()
+        self.out += table_lines(head, rows, align)
+
+    def template(self, name, section, **fields):
+        """A section of bench/templates/NAME.md.in (from its "@@ SECTION" line to
+        the next): each paragraph as md() writes it, its {field}s filled
+        (str.format), and a paragraph that is one {field} alone replaced by
+        that field's lines (a table_lines()) as they are."""
+        text = (TEMPLATES / (name + ".md.in")).read_text()
+        sections = dict((s.split("\n", 1) + [""])[:2] for s in re.split(r"^@@ ", text, flags=re.M)
+                        if s.strip())
+        for par in re.split(r"\n\s*\n", sections[section].strip()):
+            alone = re.fullmatch(r"\{(\w+)\}", par.strip())
+            if alone:
+                self.out += fields[alone.group(1)]
+            else:
+                self.w(par.strip().format(**fields))
+                self.w()
 
     def code(self, text):
         self.out += ["```", text.rstrip("\n"), "```", ""]
@@ -77,6 +90,15 @@ class Doc:
     def write_md(self, path):
         Path(path).write_text("\n".join(self.out) + "\n")
         WRITTEN.append(Path(path))
+
+
+def table_lines(head, rows, align=None):
+    """A markdown table's lines and a blank line after; align: a letter a
+    column, l or r (default: the first l, the rest r)."""
+    align = align or "l" + "r" * (len(head) - 1)
+    return (["| " + " | ".join(head) + " |",
+             "|" + "".join("---:|" if a == "r" else "---|" for a in align)] +
+            ["| " + " | ".join(str(x) for x in r) + " |" for r in rows] + [""])
 
 
 def gnuplot_str(text):

@@ -284,6 +284,23 @@ def main():
     t(all(hasattr(importlib.import_module("bench." + m), "main")
           for m, _, _ in bench_main.EXPERIMENTS.values()),
       "every experiment python3 -m bench list names has a main()")
+    # A page's prose from its template: sections, wrapped paragraphs joined,
+    # {fields} filled, a {field} alone replaced by its table.
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "t.md.in").write_text(
+            "@@ one\n# Title {n}\n\nA paragraph\n  wrapped, {n:.1f} a run.\n\n{tab}\n"
+            "@@ two\nOther.\n")
+        old, report.TEMPLATES = report.TEMPLATES, Path(tmp)
+        try:
+            d = report.Doc()
+            d.template("t", "one", n=2, tab=report.table_lines(["a", "b"], [[1, 2]]))
+            d.template("t", "two")
+        finally:
+            report.TEMPLATES = old
+    t(d.out == ["# Title 2", "", "A paragraph wrapped, 2.0 a run.", "", "| a | b |",
+                "|---|---:|", "| 1 | 2 |", "", "Other.", ""],
+      "Doc.template: a section's paragraphs joined and filled, a table field as it is",
+      d.out)
     # The plugin's default caches are facts.tsv's model-default, the one home
     # of that geometry: options.c's initializer, and bench/cpus.py's PRIMARY.
     src = (TOP / "bench/cachesim/options.c").read_text()
