@@ -7,21 +7,14 @@ import io
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import profile_diff as pd  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench.cachesim import profile_diff as pd  # noqa: E402
+from harness import tap  # noqa: E402
 
-tests = failures = 0
-
-
-def ok(cond, msg):
-    global tests, failures
-    tests += 1
-    if not cond:
-        failures += 1
-    print("%sok %d - %s" % ("" if cond else "not ", tests, msg))
+ok = tap.Tap()
 
 
 # Build A: foo, bar, baz.  Build B: bar moved up 0x40, a new function qux.
@@ -127,8 +120,7 @@ def main():
     test_diff()
     with tempfile.TemporaryDirectory() as tmp:
         test_main(tmp)
-    print("1..%d" % tests)
-    return 1 if failures else 0
+    return ok.plan()
 
 
 if __name__ == "__main__":
