@@ -34,6 +34,41 @@ class FakePhase:
         return self.rates.get((cache, kind), 0.0)
 
 
+def includes(path):
+    """The project headers a C file includes (#include "NAME")."""
+    return set(re.findall(r'^#include "([\w.]+)"', path.read_text(), re.M))
+
+
+def include_cycle(src):
+    """A cycle among the #includes of src's .c and .h files (tests left out), or None."""
+    graph = {f.name: includes(f) for f in src.glob("*.[ch]") if not f.name.startswith("test-")}
+    state = {}
+
+    def visit(n, path):
+        if state.get(n) == "open":
+            return path[path.index(n):] + [n]
+        if state.get(n) == "done" or n not in graph:
+            return None
+        state[n] = "open"
+        for m in sorted(graph[n]):
+            found = visit(m, path + [n])
+            if found:
+                return found
+        state[n] = "done"
+        return None
+    return next(filter(None, (visit(n, []) for n in sorted(graph))), None)
+
+
+def bench_imports(path):
+    """The bench modules a Python file imports, as "lib.runner", "off_cost"..."""
+    text = path.read_text()
+    out = set(re.findall(r"^\s*from bench\.([\w.]+) import", text, re.M)) - {"lib"}
+    for names in re.findall(r"^\s*from bench(?:\.lib)? import ([\w, ]+)", text, re.M):
+        prefix = "lib." if "from bench.lib import " + names in text else ""
+        out |= {prefix + n.strip() for n in names.split(",")}
+    return out
+
+
 def main():
     t = tap.Tap()
 
@@ -301,6 +336,31 @@ def main():
                 "|---|---:|", "| 1 | 2 |", "", "Other.", ""],
       "Doc.template: a section's paragraphs joined and filled, a table field as it is",
       d.out)
+    # Layers: the plugin's includes have no cycle and hierarchy never
+    # includes run.h (run.c calls down); in Python, bench/lib imports no
+    # experiment, data and report import no runner, and no experiment
+    # imports another.
+    t(not include_cycle(TOP / "bench/cachesim") and "run.h" not in
+      includes(TOP / "bench/cachesim/hierarchy.h") | includes(TOP / "bench/cachesim/hierarchy.c"),
+      "the plugin's #includes have no cycle, and hierarchy.[ch] include no run.h")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, inc in (("a.h", "b.h"), ("b.h", "a.h"), ("c.c", "a.h")):
+            (Path(tmp) / name).write_text('#include "%s"\n' % inc)
+        (Path(tmp) / "m.py").write_text("from bench.lib import runner, data\n"
+                                         "from bench import off_cost\n")
+        t(include_cycle(Path(tmp)) == ["a.h", "b.h", "a.h"] and
+          bench_imports(Path(tmp) / "m.py") == {"lib.runner", "lib.data", "off_cost"},
+          "the layer checks find a cycle of includes and a module's bench imports")
+    experiments = {f.stem for f in (TOP / "bench").glob("*.py")} - {"__init__", "__main__"}
+    up = ["%s imports bench.%s" % (f.relative_to(TOP), m)
+          for f in sorted((TOP / "bench").glob("**/*.py")) if "tests" not in f.parts
+          for m in bench_imports(f)
+          if (f.parent.name == "lib" and (m in experiments or
+                                          (f.stem in ("data", "report") and
+                                           m in ("lib.runner", "lib.experiment")))) or
+          (f.parent.name == "bench" and f.stem in experiments and m in experiments)]
+    t(not up, "no arrow back up in bench/: lib imports no experiment, data and report no "
+      "runner, no experiment another", up)
     # The plugin's default caches are facts.tsv's model-default, the one home
     # of that geometry: options.c's initializer, and bench/cpus.py's PRIMARY.
     src = (TOP / "bench/cachesim/options.c").read_text()
