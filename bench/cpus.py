@@ -29,7 +29,7 @@ from pathlib import Path
 from bench.lib import paired
 from bench.lib.cases import TARGET
 from bench.lib.cost import latency
-from bench.lib.cpus import Cpu, cpu_cycles
+from bench.lib.cpus import Cpu, cpu_cycles, hierarchy
 from bench.lib.data import net
 from bench.lib.report import Doc, Spread, fmt, plot_png
 from bench.lib.runner import ROOT, Run, parser, run_args
@@ -53,7 +53,7 @@ QUICK_PICK, QUICK_SCORE = (1,), (2,)
 QUICK_CPUS = ("K8", "TigerLake")
 # The plugin's primary caches (its defaults), simulated once more as the last
 # cpus= hierarchy: it must count exactly what the primary L2 counts.
-PRIMARY = "-".join("%d:%d:%d" % facts.default_model()[1][c] for c in ("L1D", "L1I", "L2"))
+PRIMARY = hierarchy(facts.default_model()[1])
 # The derived setting is within target where it is not measurably worse
 # than the optimum by more than this (its interval's lower end).
 TARGET_SLACK = 3.0

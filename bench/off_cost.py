@@ -120,11 +120,12 @@ def read_raw(path):
 def load(seeds, data_dir):
     """({(kernel, seed): rows}, {(kernel, seed): functions.Functions}) of the
     raw files there are."""
-    have = [(k, s) for k, _, _ in KERNELS for s in seeds
-            if (data_dir / ("%s.S%s.tsv" % (k, s))).exists()]
-    fns = {(k, s): data_dir / ("%s.S%s.functions.tsv" % (k, s)) for k, s in have}
-    return ({(k, s): read_raw(data_dir / ("%s.S%s.tsv" % (k, s))) for k, s in have},
-            {ks: functions.read(f) for ks, f in fns.items() if f.exists()})
+    files = {(k, s): (data_dir / (EXPERIMENT.key(k, s) + ".tsv"),
+                      data_dir / (EXPERIMENT.key(k, s) + ".functions.tsv"))
+             for k, _, _ in KERNELS for s in seeds}
+    have = {ks: f for ks, f in files.items() if f[0].exists()}
+    return ({ks: read_raw(f[0]) for ks, f in have.items()},
+            {ks: functions.read(f[1]) for ks, f in have.items() if f[1].exists()})
 
 
 def mean_interval(xs):

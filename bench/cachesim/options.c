@@ -242,18 +242,18 @@ static const struct key keys[] = {
 /* One key=value: 0; -1 for an unknown key or a bad value; -2 after a message. */
 static int parse_arg(const char *arg)
 {
+	const struct key *k, *end = keys + sizeof(keys) / sizeof(keys[0]);
 	const char *eq = strchr(arg, '=');
-	const struct key *k;
 	struct cs_geom g;
 	const char *val;
 	int b;
 
 	if (!eq)
 		return -1;
-	for (k = keys; k < keys + sizeof(keys) / sizeof(keys[0]); k++)
+	for (k = keys; k < end; k++)
 		if (strlen(k->name) == (size_t)(eq - arg) && !strncmp(arg, k->name, eq - arg))
 			break;
-	if (k == keys + sizeof(keys) / sizeof(keys[0]))
+	if (k == end)
 		return -1;
 	val = eq + 1;
 	switch (k->kind) {

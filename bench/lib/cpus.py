@@ -3,6 +3,7 @@
 the plugin's cpus= hierarchy of it."""
 
 from pathlib import Path
+from typing import Dict, Tuple
 
 from bench.lib.cost import Latency, Rates
 from bench.lib.runner import probe_caches, probe_cmdline
@@ -10,6 +11,11 @@ from harness import facts
 
 # the model's L1I stands in, and the report says so.
 MODEL_L1I = facts.default_model()[1]["L1I"]
+
+
+def hierarchy(caches: Dict[str, Tuple[int, int, int]]) -> str:
+    """The plugin's cpus= item of caches: L1D-L1I-L2, each SIZE:WAYS:LINE."""
+    return "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2"))
 
 
 class Cpu:
@@ -25,8 +31,8 @@ class Cpu:
         self.derived = probe_cmdline(dump)
 
     def hierarchy(self) -> str:
-        """The plugin's cpus= item: L1D-L1I-L2, each SIZE:WAYS:LINE."""
-        return "-".join("%d:%d:%d" % self.caches[c] for c in ("L1D", "L1I", "L2"))
+        """The plugin's cpus= item of this CPU's caches."""
+        return hierarchy(self.caches)
 
     def geometry(self, cache: str) -> str:
         size, ways, _ = self.caches[cache]

@@ -63,9 +63,8 @@ def bench_imports(path):
     """The bench modules a Python file imports, as "lib.runner", "off_cost"..."""
     text = path.read_text()
     out = set(re.findall(r"^\s*from bench\.([\w.]+) import", text, re.M)) - {"lib"}
-    for names in re.findall(r"^\s*from bench(?:\.lib)? import ([\w, ]+)", text, re.M):
-        prefix = "lib." if "from bench.lib import " + names in text else ""
-        out |= {prefix + n.strip() for n in names.split(",")}
+    for lib, names in re.findall(r"^\s*from bench(\.lib)? import ([\w, ]+)", text, re.M):
+        out |= {("lib." if lib else "") + n.strip() for n in names.split(",")}
     return out
 
 
@@ -371,7 +370,8 @@ def main():
     t(defaults == caches and runner.CPU == model,
       "the plugin's default caches (options.c) are facts.tsv's model-default, %s's" % model,
       ["options.c %s, facts.tsv %s" % (defaults, caches)])
-    t(cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),
+    t(cpus.PRIMARY == "32768:8:64-32768:8:64-4194304:16:64" and
+      cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),
       "bench-cpus' primary hierarchy is the plugin's default caches (%s)" % cpus.PRIMARY)
     return t.plan()
 
