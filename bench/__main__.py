@@ -4,6 +4,7 @@ call this).
     python3 -m bench list
     python3 -m bench run NAME [--quick] [--resume] [--report-only] [ARGS...]
     python3 -m bench run NAME --help     # the experiment's own flags
+    python3 -m bench reports [NAME...]   # each page again from its record (TAP)
 
 Every experiment takes the flags of bench.lib.runner.options() (--quick,
 --resume, --report-only, --jobs, --work, --pool) and its own; run passes
@@ -12,7 +13,16 @@ them on.  The exit status is the experiment's.
 
 import argparse
 import importlib
+import shutil
+import subprocess
 import sys
+from pathlib import Path
+
+from bench.lib import runner
+from bench.lib.runner import RECORDS, ROOT
+from harness import tap
+
+RESULTS = ROOT / "docs/results"
 
 # NAME: (module, the make target that runs it, what it writes).
 EXPERIMENTS = {
@@ -44,6 +54,49 @@ def split(argv):
     return argv, []
 
 
+def recorded():
+    """{record: python3 -m bench run's arguments} of every committed record:
+    a run's (its argv file), or a declaration's raw figures (off-cost's:
+    NAME alone)."""
+    out = {}
+    for d in sorted(RECORDS.iterdir()):
+        if (d / "argv").exists():
+            out[d.name] = (d / "argv").read_text().splitlines()
+        elif d.name in EXPERIMENTS:
+            out[d.name] = [d.name]
+    return out
+
+
+def differing(files):
+    """The names of files whose namesake in docs/results is missing or not
+    the same, byte for byte."""
+    return [f.name for f in files if not (RESULTS / f.name).exists() or
+            (RESULTS / f.name).read_bytes() != f.read_bytes()]
+
+
+def reports(names, out):
+    """Each committed record (docs/results/data/NAME) writes its page again
+    (--report-only --work RECORD --out out/NAME); every file it writes is
+    the committed one, byte for byte.  TAP."""
+    t = tap.Tap()
+    records = recorded()
+    for name in names or records:
+        into, record = out / name, RECORDS / name
+        shutil.rmtree(into, ignore_errors=True)
+        r = subprocess.run([sys.executable, "-m", "bench", "run"] + records[name] +
+                           ["--report-only", "--work", str(record), "--out", str(into)],
+                           capture_output=True, text=True, cwd=ROOT)
+        written = sorted(into.glob("*")) if into.is_dir() else []
+        differ = differing(written)
+        t(r.returncode == 0 and written and not differ,
+          "%s: %s again from %s, byte for byte" % (
+              name, ", ".join(f.name for f in written) or "no page",
+              record.relative_to(ROOT)),
+          (["differ: " + " ".join(differ)] if differ else []) +
+          ([] if r.returncode == 0 else (r.stdout + r.stderr).splitlines()[-10:]))
+    return t.plan()
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(prog="python3 -m bench", description=__doc__,
@@ -52,13 +105,26 @@ def main(argv=None):
     sub.add_parser("list", help="the experiments, their make targets and pages")
     run = sub.add_parser("run", help="run one experiment (its flags follow its name)")
     run.add_argument("name", choices=sorted(EXPERIMENTS), metavar="NAME")
+    rep = sub.add_parser("reports", help="each page again from its committed record, "
+                         "held byte for byte to docs/results (TAP)")
+    rep.add_argument("names", nargs="*", metavar="NAME",
+                     help="these records (default: every one)")
+    rep.add_argument("--out", type=Path, default=ROOT / "build/bench/reports",
+                     help="where the pages go (default build/bench/reports)")
     mine, rest = split(argv)
     args = p.parse_args(mine)
+    if args.command == "reports":
+        unknown = [n for n in args.names if n not in recorded()]
+        if unknown:
+            p.error("reports: no record %s in %s" % (" ".join(unknown),
+                                                      RECORDS.relative_to(ROOT)))
+        return reports(args.names, args.out.resolve())
     if args.command == "list":
         for name, (_, target, what) in EXPERIMENTS.items():
             print("%-21s %-34s %s" % (name, target, what))
         return 0
     module = importlib.import_module("bench." + EXPERIMENTS[args.name][0])
+    runner.ARGV[:] = [args.name] + rest
     return module.main(rest)
 
 

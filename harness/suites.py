@@ -133,9 +133,10 @@ def suites(full, fuzz_seconds=None, jobs=None):
         ("paired-unit", [PY, "bench/tests/test_paired.py"]),
         ("perf-ab-unit", [PY, "bench/tests/test_perfab.py"]),
         ("perf-ab-here", ["bash", "bench/tests/perf-ab-here.sh"]),
-        # What carrying the colouring off costs: the committed page again,
-        # byte for byte, from its committed raw figures.
-        ("off-cost-report", [PY, "-m", "bench", "run", "off-cost", "--quick"]),
+        # Every results page with a committed record (docs/results/data/NAME:
+        # off-cost's raw figures, the runs' plugin output and consoles) again
+        # from it, byte for byte.
+        ("reports", [PY, "-m", "bench", "reports"]),
         # make hw-check: the event tables, parsing, verdicts and exits on
         # canned Intel and AMD perf output; then the whole flow under TCG
         # (make check's test image, colouring off and on by the sysctl,

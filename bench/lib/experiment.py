@@ -1,24 +1,31 @@
-"""An experiment as a declaration (Experiment) and the one runner of its kind
-(main()): kernels x text layouts, one boot each at -smp 1 under the cache
-simulator, raw figures a boot committed under docs/results/data/, and a page
-written from them alone.  The declaration says what differs from one
-experiment to the next; main() is the rest: the flags, the images, the
-boots, the checks, --report-only and --quick (the page again from the
-committed raw figures, byte for byte).
+"""An experiment as a declaration and the one runner of its kind.  The
+declaration says what differs from one experiment to the next; the runner is
+the rest: the flags, the image(s), the boots, the checks, the record,
+--report-only and --quick.  Two kinds:
+
+- Experiment, run by main(): kernels x text layouts, one boot each at -smp 1
+  under the cache simulator, raw figures a boot committed under
+  docs/results/data/NAME/, and a page written from them alone (--quick:
+  again from the committed figures, byte for byte).  bench/off_cost.py.
+- Cases, run by cases_main(): cases (kernel arguments) x user-space layouts
+  (bench_layout=N) on one image; a full run keeps its record
+  (docs/results/data/NAME/, Run.keep()), which --report-only reads; --quick
+  is the smoke run on make check's image.  bench/attribution.py.
 
     EXPERIMENT = Experiment(name="off-cost", page="off-cost.md", ...)
 
     def main(argv=None):
         return experiment.main(EXPERIMENT, __doc__, argv)
 
-bench/off_cost.py is the example to copy (docs/harness.md)."""
+docs/harness.md names the one to copy."""
 
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
-from bench.lib.runner import ROOT, Run, bench_caches, parser, plugin_geometry, run_args
+from bench.lib.runner import (ROOT, Run, bench_caches, parser, plugin_geometry, run_args,
+                              work_dir)
 from harness import tap
 
 RESULTS = ROOT / "docs/results"
@@ -63,7 +70,7 @@ def main(exp: Experiment, doc: str, argv: Optional[List[str]] = None) -> int:
     opts = p.parse_args(argv)
     seeds = [str(s) for s in exp.seeds]
     if opts.quick or opts.report_only:
-        return report_only(exp, seeds, opts.report_only, opts.work)
+        return report_only(exp, seeds, opts.report_only, opts.work, opts.out)
     todo = opts.layouts.split() if opts.layouts else seeds
     run = Run("bench-" + exp.name, exp.wset, opts.work or ROOT / "build/bench" / exp.name,
               exp.timeout, plugin_geometry(bench_caches()), tables=exp.tables,
@@ -94,16 +101,18 @@ def main(exp: Experiment, doc: str, argv: Optional[List[str]] = None) -> int:
 
 
 def report_only(exp: Experiment, seeds: List[str], into_results: bool,
-                work: Optional[Path]) -> int:
-    """--report-only: the page from the committed raw figures, into docs/results;
-    --quick: into the work dir, held byte for byte to the committed page (TAP)."""
+                work: Optional[Path], out: Optional[Path] = None) -> int:
+    """--report-only: the page from the committed raw figures, into docs/results
+    (or --out DIR); --quick: into the work dir, held byte for byte to the
+    committed page (TAP)."""
     report = exp.report(seeds)
     if report is None:
         print("error: no raw figures in %s" % exp.data.relative_to(ROOT), file=sys.stderr)
         return 1
     if into_results:
-        report.save(RESULTS)
-        print(RESULTS / exp.page)
+        (out or RESULTS).mkdir(parents=True, exist_ok=True)
+        report.save(out or RESULTS)
+        print((out or RESULTS) / exp.page)
         return 0
     out = Path(work or ROOT / "build/bench" / (exp.name + "-quick"))
     out.mkdir(parents=True, exist_ok=True)
@@ -114,3 +123,47 @@ def report_only(exp: Experiment, seeds: List[str], into_results: bool,
       "docs/results/%s is what its raw figures give, byte for byte (%d files in %s)" % (
           exp.page, len(list(exp.data.glob("*.tsv"))), exp.data.relative_to(ROOT)))
     return t.plan()
+
+
+@dataclass(frozen=True)
+class Cases:
+    """Cases x user-space layouts on one image; cases_main() runs it."""
+
+    name: str       # python3 -m bench run NAME, make bench-NAME, its record's name
+    wset: str       # facts.tsv's workload set; --quick: QUICK_WSET
+    quick_wset: str
+    cases: Sequence[Tuple[str, str]]        # (case, its kernel arguments)
+    layouts: Sequence[int]                  # bench_layout=N, each case in each
+    quick_cases: Sequence[str]              # --quick: these cases...
+    quick_layouts: Sequence[int]            # ...in these layouts
+    # report(run, cases, layouts): the page of the run's boots
+    report: Callable[[Run, Sequence[Tuple[str, str]], Sequence[int]], Page]
+    # checks(run, cases, layouts): the experiment's own checks of the boots
+    # (TAP), all well
+    checks: Callable[[Run, Sequence[Tuple[str, str]], Sequence[int]], bool] = \
+        lambda run, cases, layouts: True
+    image: str = "bench"
+    after_each: str = ""             # a guest command after every workload
+    tables: Tuple[str, ...] = ()     # the plugin's PATH options (conflicts, profile)
+
+    def boot_name(self, case: str, layout: int) -> str:
+        return "%s.L%d" % (case, layout)
+
+
+def cases_main(exp: Cases, doc: str, argv: Optional[List[str]] = None) -> int:
+    opts = parser(doc).parse_args(argv)
+    quick = opts.quick
+    cases = [c for c in exp.cases if c[0] in exp.quick_cases] if quick else list(exp.cases)
+    layouts = list(exp.quick_layouts if quick else exp.layouts)
+    run = Run("bench-" + exp.name, exp.quick_wset if quick else exp.wset,
+              work_dir(opts, exp.name + ("-quick" if quick else "")), 900 if quick else 3600,
+              plugin_geometry(bench_caches()), after_each=exp.after_each, tables=exp.tables,
+              record=exp.name, **run_args(opts))
+    run.image(exp.image, exp.image)
+    boots = [(exp.boot_name(c, lay), exp.image, ("%s bench_layout=%d" % (a, lay)).strip())
+             for c, a in cases for lay in layouts]
+    run.boot("cases", boots)
+    names = [b[0] for b in boots]
+    ok = run.check_boots(names) and exp.checks(run, cases, layouts)
+    return run.finish(exp.report(run, cases, layouts) if ok else None,
+                      run.work if quick else RESULTS)

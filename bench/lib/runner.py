@@ -12,6 +12,13 @@ exited 0.  A changed simulator or workload is picked up by a run without
 --resume.  options() is every bench tool's flags (make's QUICK=1, RESUME=1,
 REPORT_ONLY=1, WORK=DIR, JOBS=N turn into them: mk/bench.mk).  The boots'
 files are read back as data by data.py; the page is report.py's.
+
+A run of an experiment that keeps a record (Run(record=NAME)) copies, when
+it is whole and full, what its page is computed from into
+docs/results/data/NAME/: cases, meta, commands, run.sh and each boot's
+plugin output, console and tables.  A record is a work dir of its own:
+--report-only reads it (work_dir()), and python3 -m bench reports holds
+each committed page to it, byte for byte.
 """
 
 import argparse
@@ -32,6 +39,11 @@ from harness import facts, kernel, qemu, tap, util
 from harness import results as results_mod
 
 ROOT = facts.ROOT
+# The committed records of the runs the results pages come from.
+RECORDS = ROOT / "docs/results/data"
+# python3 -m bench run's NAME and the experiment's arguments (bench/__main__.py
+# sets it): a record keeps them, for python3 -m bench reports.
+ARGV: list[str] = []
 # The QEMU model every bench boot runs; the plugin's default caches are its
 # (facts.tsv's model-default, which bench-unit holds options.c to).
 CPU = facts.default_model()[0]
@@ -159,6 +171,8 @@ def options(quick=True):
     # Absolute: the tools make -C other dirs with OUT= inside it.
     p.add_argument("--work", metavar="DIR", type=lambda d: Path(d).resolve(),
                    help="the work dir (default build/bench/NAME)")
+    p.add_argument("--out", metavar="DIR", type=lambda d: Path(d).resolve(),
+                   help="write the page there, not into docs/results (or the work dir)")
     p.add_argument("--jobs", metavar="N", type=int, default=2,
                    help="boots at a time (default 2)")
     p.add_argument("--pool", choices=("builtin", "parallel"), default="builtin",
@@ -175,24 +189,47 @@ def parser(doc, *parents, quick=True):
 
 def run_args(a):
     """Run's keyword arguments from options()' parse."""
-    return {"replay": a.report_only, "resume": a.resume, "jobs": a.jobs, "pool": a.pool}
+    return {"replay": a.report_only, "resume": a.resume, "jobs": a.jobs, "pool": a.pool,
+            "out": a.out}
+
+
+def own_argv(argv):
+    """NAME and the experiment's own flags of python3 -m bench run's
+    arguments: options()' flags (--jobs, --work...) left out."""
+    return argv[:1] + options().parse_known_args(argv[1:])[1]
+
+
+def work_dir(opts, name):
+    """An experiment's work dir: --work; else, for a full run's --report-only,
+    its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""
+    if opts.work:
+        return opts.work
+    if opts.report_only and not getattr(opts, "quick", False) and \
+            (RECORDS / name / "commands").exists():
+        return RECORDS / name
+    return ROOT / "build/bench" / name
 
 
 class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
     def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
-                 tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None):
+                 tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None,
+                 out=None, record=None):
         """after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
         (table_path(): conflicts, text_conflicts, profile); replay: the work
         dir's boots, no new ones (--report-only); resume: boot only what the
         work dir lacks (--resume); jobs: boots at a time (--jobs); pool: the job
         pool that runs them (--pool); smoke: boot fast (default: a quick run),
-        False to keep a quick run on the full runs' path."""
+        False to keep a quick run on the full runs' path; out: where the
+        page goes (--out) instead of finish()'s results; record: the name of
+        the record a whole full run keeps (RECORDS/NAME, keep())."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
-        self.tables, self.jobs, self.pool = tables, jobs, pool
+        self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
+        # Where this run's files are kept for good: a full run's record.
+        self.record = RECORDS / record if record and not self.quick else None
         # A smoke boot takes a third of the time, every check the same: the
         # caches stand still between phases (bench/cachesim/README.md), and
         # the kernel arguments are SMOKE_KARGS.
@@ -394,6 +431,7 @@ class Run:
         a whole run (not whole: it booted only part of what its page shows)
         records the pages it wrote as new runs (docs/results/runs.tsv)."""
         self.save()
+        results = self.out or results
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
             del WRITTEN[:]
@@ -406,6 +444,32 @@ class Run:
             elif not self.replay and not self.quick:
                 for page in results_mod.record(pages):
                     self.say("docs/results/runs.tsv: %s is a new run" % page)
+            if whole and self.record and not self.replay and not self.out:
+                self.keep()
             self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
                                                   time.time() - self.start))
         return self.tap.plan()
+
+    def keep(self):
+        """The run's record (RECORDS/NAME), what --report-only reads: cases,
+        meta, commands, run.sh, each boot's plugin output, console and
+        tables, and argv (python3 -m bench run's NAME and the experiment's own
+        flags); the record of the run before replaced."""
+        assert self.record is not None
+        shutil.rmtree(self.record, ignore_errors=True)
+        self.record.mkdir(parents=True)
+        names = [c[0] for c in self.cases]
+        files = ["cases", "meta", "commands", "run.sh"] + [
+            n + s for n in names for s in (".txt", ".log")] + [
+            table_path(self.work, n, t).name for n in names for t in self.tables]
+        for f in files:
+            shutil.copyfile(self.work / f, self.record / f)
+        (self.record / "argv").write_text("".join(a + "\n" for a in own_argv(ARGV)))
+        self.say("record: %s (%d files)" % (self.record.relative_to(ROOT), len(files)))
+
+    def where(self):
+        """Where a page says this run's files are: its record, relative to
+        docs/results (data/NAME/), or the work dir, relative to the top."""
+        if self.record:
+            return "data/%s/" % self.record.name
+        return str(self.work).replace(str(ROOT) + "/", "") + "/"

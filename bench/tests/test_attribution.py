@@ -91,7 +91,7 @@ def main():
                        "1 20.0 50.0  # hackbench process pipe g=1 on\n")
         at.draw(dat, png)
         t(png.read_bytes()[:4] == b"\x89PNG", "draw: the plot from the .dat alone")
-    results = at.ROOT / "docs/results/attribution.dat"
+    results = TOP / "docs/results/attribution.dat"
     t(results.read_text().startswith("# columns: "),
       "docs/results/attribution.dat names its columns (draw can redraw it)")
     return t.plan()

@@ -373,7 +373,48 @@ def main():
     t(cpus.PRIMARY == "32768:8:64-32768:8:64-4194304:16:64" and
       cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),
       "bench-cpus' primary hierarchy is the plugin's default caches (%s)" % cpus.PRIMARY)
+    records(t)
     return t.plan()
+
+
+def records(t):
+    """A run's record: the arguments it keeps, where --report-only reads."""
+    t(runner.own_argv(["paired", "--classes", "--jobs", "1", "--image", "test", "--resume",
+                       "--work", "/w", "--layouts", "5", "--out=/o"]) ==
+      ["paired", "--classes", "--image", "test", "--layouts", "5"],
+      "a record keeps NAME and the experiment's own flags, not the run's (--jobs, --work...)")
+    saved = runner.RECORDS
+    with tempfile.TemporaryDirectory() as d:
+        runner.RECORDS = Path(d)
+        (Path(d) / "x").mkdir()
+        (Path(d) / "x/commands").write_text("make bench-x\n")
+
+        def where(*argv):
+            return runner.work_dir(runner.parser("").parse_args(list(argv)), "x")
+        got = [where("--report-only"), where("--report-only", "--quick"), where(),
+               where("--report-only", "--work", "/w")]
+        runner.RECORDS = saved
+    t(got == [Path(d) / "x", TOP / "build/bench/x", TOP / "build/bench/x", Path("/w")],
+      "work_dir: a full --report-only reads the committed record; a quick one, a run and "
+      "--work do not", got)
+    # The page is the record's: an evictor renamed in a copy of the
+    # attribution's record (its counts still adding up) changes the page.
+    record = runner.RECORDS / "attribution"
+    if not (record / "argv").exists():
+        t.skip("a changed record changes its page", "no attribution record")
+        return
+    with tempfile.TemporaryDirectory() as d:
+        shutil.copytree(record, Path(d) / "r")
+        table = Path(d) / "r/defaults.L1.conflicts"
+        table.write_text(table.read_text().replace("evictor=stack-top", "evictor=stack-rest"))
+        r = subprocess.run([sys.executable, "-m", "bench", "run", "attribution",
+                            "--report-only", "--work", str(Path(d) / "r"), "--out",
+                            str(Path(d) / "out")], cwd=TOP, capture_output=True, text=True)
+        differ = bench_main.differing(sorted((Path(d) / "out").glob("*")))
+    t(r.returncode == 0 and "attribution.md" in differ,
+      "a record with the stack top's evictions renamed in a boot gives another page (%s "
+      "differ)" % " ".join(differ),
+      r.stderr.splitlines()[-5:])
 
 
 if __name__ == "__main__":
