@@ -32,7 +32,8 @@ from bench.lib.cases import STACK_CASES, TARGET
 from bench.lib.cost import cycles, latency
 from bench.lib.data import CACHES, REGIONS, net
 from bench.lib.report import Doc, Spread, fmt, pct, plot_png
-from bench.lib.runner import ROOT, Run, parser, plugin_geometry, probe_caches, run_args
+from bench.lib.runner import (ROOT, Run, parser, plugin_geometry, probe_caches, run_args,
+                              work_dir)
 from harness import facts, util
 
 CASES = [(n, "bench", a) for n, a in STACK_CASES] + [
@@ -238,7 +239,7 @@ class Report(Doc):
     def plot(self, png, smp):
         """Estimated cycles per event, each case against off, paired: the mean
         and the 95% interval."""
-        dat = self.work / ("cycles-smp%d.dat" % smp)
+        dat = self.scratch("cycles-smp%d.dat" % smp)
         lines = []
         for i, label in enumerate(self.labels):
             row = [str(i)]
@@ -285,7 +286,7 @@ class Report(Doc):
         self.table(["N"] + [h % c for c in cases for h in ("%s SA &minus; FA", "%s vs off",
                                                             "%s SA &minus; MIN")
                             if c != "off" or "vs off" not in h], rows)
-        path = self.work / ("conflicts-smp%d.dat" % smp)
+        path = self.scratch("conflicts-smp%d.dat" % smp)
         path.write_text("\n".join(dat) + "\n")
         ns = [n for _, n in ring]
         plot_png(png, "Ring: L1D conflict misses per switch (SA - FA; -smp %d, median and "
@@ -516,12 +517,12 @@ def main(argv=None):
     except util.Error as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    work = opts.work or ROOT / "build/bench" / ("quick" if quick else "full")
+    work = work_dir(opts, "quick" if quick else "bench")
     cases = [c for c in CASES if c[0] in QUICK_CASES] if quick else CASES
     smps = QUICK_SMPS if quick else SMPS
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     run = Run("bench", "bench-quick" if quick else "full", work, 900 if quick else 3600,
-              plugin_geometry(caches), **run_args(opts))
+              plugin_geometry(caches), record="bench", **run_args(opts))
     for key in sorted({k for _, k, _ in cases}):
         run.image(key, key)
     fixtures = facts.path("fixtures").resolve()

@@ -32,7 +32,7 @@ from bench.lib.cost import latency
 from bench.lib.cpus import Cpu, cpu_cycles, hierarchy
 from bench.lib.data import net
 from bench.lib.report import Doc, Spread, fmt, plot_png
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
 from harness import facts, util
 GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
         (4, 512, "balanced"), (8, 512, "balanced"), (16, 256, "balanced"),
@@ -369,7 +369,7 @@ class Cpus(Doc):
                    "lllrrrr")
 
     def plot(self, png):
-        dat = self.work / "cpus.dat"
+        dat = self.scratch("cpus.dat")
         lines, titles = [], ("optimum", "derived", "fixed", "placebo")[:3 + self.has_placebo]
         for i, c in enumerate(self.cpus):
             vals = []
@@ -429,14 +429,13 @@ def main(argv=None):
     one = cpus[0].name if opts.dump else None
     cases = settings(cpus, GRID if not quick else [] if one else QUICK_GRID, placebo=not quick)
     pick, score = (QUICK_PICK, QUICK_SCORE) if quick else (PICK, SCORE)
-    work = opts.work or ROOT / "build/bench" / ("%s%s" % ("cpu-" + one if one else "cpus",
-                                                       "-quick" if quick else ""))
+    work = work_dir(opts, "%s%s" % ("cpu-" + one if one else "cpus", "-quick" if quick else ""))
     # The smoke run simulates the first CPU's L1D once more as an l1d_extra=,
     # whose MRU and invalidation paths are the sweep's, not the hierarchies'.
     extra = ",l1d_extra=%d:%d:%d" % cpus[0].caches["L1D"] if quick else ""
     run = Run("bench-cpu" if one else "bench-cpus", "cpus-quick" if quick else "cpus", work,
               1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]) + extra,
-              **run_args(opts))
+              record=None if one else "cpus", **run_args(opts))
     if one:
         run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/cpus.py, which runs:" % (
             dump, " QUICK=1" if quick else "")

@@ -43,7 +43,7 @@ import sys
 
 from bench.lib.data import REGIONS
 from bench.lib.report import Doc, fmt, pct, plot_png
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
 from harness import facts
 
 WORSE_LIMIT = 0.02
@@ -193,7 +193,7 @@ class Sweep(Doc):
     def plot_grid(self, png, measure, title):
         params = [grid_params(n) for n in self.grid]
         steps, offsets = sorted({s for _, s in params}), sorted({m for m, _ in params})
-        dat = self.work / ("plot-%s.dat" % png.name)
+        dat = self.scratch("plot-%s.dat" % png.name)
         with open(dat, "w") as f:
             for s in steps:
                 f.write("# step %d\n" % s)
@@ -206,7 +206,7 @@ class Sweep(Doc):
                  offsets, 1.3, plots)
 
     def plot_curves(self, png, cases, cache, title):
-        self.ring_plot(png, self.work / ("plot-%s-all.dat" % cache), title,
+        self.ring_plot(png, self.scratch("plot-%s-all.dat" % cache), title,
                        "%s misses per context switch" % cache.split("-")[0],
                        [(c, "linespoints lw 2 pt 7", [self.miss(c, n, cache)
                                                       for n in self.ring_ns()])
@@ -457,6 +457,7 @@ def falign_reports(run):
             if r.returncode:
                 run.bail("falign-report failed on " + name, r.stderr.splitlines()[-10:])
             saved.write_text(r.stdout)
+        run.record_files.append(saved.name)
         out[name] = json.loads(saved.read_text())
     return out
 
@@ -468,9 +469,9 @@ def main(argv=None):
     opts = p.parse_args(argv)
     quick = opts.quick
     run = Run("bench-sweep", "sweep-quick" if quick else "sweep",
-              opts.work or ROOT / "build/bench" / ("sweep-quick" if quick else "sweep-full"),
+              work_dir(opts, "sweep-quick" if quick else "sweep"),
               900 if quick else 2400, "l1d_extra=%s,l2_extra=%s" % (L1D_EXTRA, L2_EXTRA),
-              **run_args(opts))
+              record="sweep", **run_args(opts))
     results = run.work / "results" if quick else ROOT / "docs/results"
     run.meta.update(l1d_extra=L1D_EXTRA, l2_extra=L2_EXTRA)
     run.make("tools-probe")
@@ -484,7 +485,8 @@ def main(argv=None):
     run.boot("grid", [(n, "sweep", a) for n, a in grid])
     s = Sweep(run, falign)
     step, max_offset, why = s.choose()
-    (run.work / "choice").write_text("%d %d %s\n" % (step, max_offset, why))
+    if not run.replay:
+        (run.work / "choice").write_text("%d %d %s\n" % (step, max_offset, why))
     run.say("choice: step %d B, max_offset %d B (%s)" % (step, max_offset, why))
     run.boot("around", [(n, "sweep", a) for n, a in around_cases(step, max_offset, quick)])
     if falign:

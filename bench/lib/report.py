@@ -7,6 +7,7 @@ pages written, which Run.finish records.
 import re
 import statistics
 import subprocess
+import tempfile
 from pathlib import Path
 
 from harness import facts
@@ -46,18 +47,25 @@ class Doc:
     def template(self, name, section, **fields):
         """A section of bench/templates/NAME.md.in (from its "@@ SECTION" line to
         the next): each paragraph as md() writes it, its {field}s filled
-        (str.format), and a paragraph that is one {field} alone replaced by
-        that field's lines (a table_lines()) as they are."""
+        (str.format), and a paragraph that is one {field} alone, of lines (a
+        table_lines()), replaced by those lines as they are."""
         text = (TEMPLATES / (name + ".md.in")).read_text()
         sections = dict((s.split("\n", 1) + [""])[:2] for s in re.split(r"^@@ ", text, flags=re.M)
                         if s.strip())
         for par in re.split(r"\n\s*\n", sections[section].strip()):
             alone = re.fullmatch(r"\{(\w+)\}", par.strip())
-            if alone:
+            if alone and not isinstance(fields[alone.group(1)], str):
                 self.out += fields[alone.group(1)]
             else:
                 self.w(par.strip().format(**fields))
                 self.w()
+
+    def scratch(self, name):
+        """A path for a plot's data that no page publishes: in a directory of
+        its own, removed when the process ends (a record stays as it is)."""
+        if not hasattr(self, "_scratch"):
+            self._scratch = tempfile.TemporaryDirectory(prefix="bench-plot-")
+        return Path(self._scratch.name) / name
 
     def code(self, text):
         self.out += ["```", text.rstrip("\n"), "```", ""]

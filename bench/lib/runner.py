@@ -230,6 +230,7 @@ class Run:
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
         # Where this run's files are kept for good: a full run's record.
         self.record = RECORDS / record if record and not self.quick else None
+        self.record_files: list[str] = []   # an experiment's own files a record keeps
         # A smoke boot takes a third of the time, every check the same: the
         # caches stand still between phases (bench/cachesim/README.md), and
         # the kernel arguments are SMOKE_KARGS.
@@ -429,9 +430,13 @@ class Run:
     def finish(self, report, results, whole=True):
         """cases, commands and meta into the work dir, the report, the plan;
         a whole run (not whole: it booted only part of what its page shows)
-        records the pages it wrote as new runs (docs/results/runs.tsv)."""
+        keeps its record (keep()) and records the pages it wrote as new runs
+        (docs/results/runs.tsv)."""
         self.save()
         results = self.out or results
+        # The record first: a report that fails leaves it, for --report-only.
+        if report and whole and self.record and not self.replay and not self.out:
+            self.keep()
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
             del WRITTEN[:]
@@ -444,8 +449,6 @@ class Run:
             elif not self.replay and not self.quick:
                 for page in results_mod.record(pages):
                     self.say("docs/results/runs.tsv: %s is a new run" % page)
-            if whole and self.record and not self.replay and not self.out:
-                self.keep()
             self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
                                                   time.time() - self.start))
         return self.tap.plan()
@@ -461,7 +464,8 @@ class Run:
         names = [c[0] for c in self.cases]
         files = ["cases", "meta", "commands", "run.sh"] + [
             n + s for n in names for s in (".txt", ".log")] + [
-            table_path(self.work, n, t).name for n in names for t in self.tables]
+            table_path(self.work, n, t).name for n in names for t in self.tables] + \
+            self.record_files
         for f in files:
             shutil.copyfile(self.work / f, self.record / f)
         (self.record / "argv").write_text("".join(a + "\n" for a in own_argv(ARGV)))
