@@ -215,7 +215,7 @@ class Run:
 
     def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
                  tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None,
-                 out=None, record=None):
+                 out=None, record=None, record_tables=True):
         """after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
         (table_path(): conflicts, text_conflicts, profile); replay: the work
@@ -224,13 +224,16 @@ class Run:
         pool that runs them (--pool); smoke: boot fast (default: a quick run),
         False to keep a quick run on the full runs' path; out: where the
         page goes (--out) instead of finish()'s results; record: the name of
-        the record a whole full run keeps (RECORDS/NAME, keep())."""
+        the record a whole full run keeps (RECORDS/NAME, keep()), with the
+        tables' files unless record_tables is False (the experiment keeps
+        what it reads of them in record_files)."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
         # Where this run's files are kept for good: a full run's record.
         self.record = RECORDS / record if record and not self.quick else None
         self.record_files: list[str] = []   # an experiment's own files a record keeps
+        self.record_tables = record_tables
         # A smoke boot takes a third of the time, every check the same: the
         # caches stand still between phases (bench/cachesim/README.md), and
         # the kernel arguments are SMOKE_KARGS.
@@ -464,8 +467,8 @@ class Run:
         names = [c[0] for c in self.cases]
         files = ["cases", "meta", "commands", "run.sh"] + [
             n + s for n in names for s in (".txt", ".log")] + [
-            table_path(self.work, n, t).name for n in names for t in self.tables] + \
-            self.record_files
+            table_path(self.work, n, t).name for n in names for t in self.tables
+            if self.record_tables] + self.record_files
         for f in files:
             shutil.copyfile(self.work / f, self.record / f)
         (self.record / "argv").write_text("".join(a + "\n" for a in own_argv(ARGV)))
