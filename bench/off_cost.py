@@ -43,11 +43,9 @@ QUICK=1: the report of the committed raw figures, into build/bench/off-cost-quic
 Flags (make's LAYOUTS=, QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
 """
 
+import statistics
 import sys
 from pathlib import Path
-
-import math
-import statistics
 
 from bench.lib import experiment, functions, paired
 from bench.lib.cost import cycles, latency
@@ -130,10 +128,9 @@ def load(seeds, data_dir):
 
 def mean_interval(xs):
     """"+1.2 [+0.4, +2.0]": the mean and its 95% Student's t interval."""
-    m = statistics.fmean(xs)
+    m, h = paired.mean_interval(xs)
     if len(xs) < 2:
         return "%+.1f (one layout)" % m
-    h = paired.t_quantile(paired.LEVEL, len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
     return "%+.1f [%+.1f, %+.1f]" % (m, m - h, m + h)
 
 

@@ -72,6 +72,15 @@ def t_quantile(level: float, df: float) -> float:
     return _QUANTILES[key]
 
 
+def mean_interval(xs: Sequence[float], level: float = LEVEL) -> Tuple[float, float]:
+    """The mean of xs and the half-width of its Student's t interval at level
+    (nan for fewer than 2 values): what Paired gives its differences."""
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, math.nan
+    return m, t_quantile(level, len(xs) - 1) * statistics.stdev(xs) / math.sqrt(len(xs))
+
+
 class Paired:
     """case against control, pair by pair (control[i] and case[i] share a layout
     or a trial): n, the mean difference in percent of control (pct), its
@@ -99,8 +108,8 @@ class Paired:
             if self.n:
                 self.pct = self._pct(self.diffs[0])
             return
-        m, self.sd = statistics.fmean(self.diffs), statistics.stdev(self.diffs)
-        h = t_quantile(level, self.n - 1) * self.sd / math.sqrt(self.n)
+        self.sd = statistics.stdev(self.diffs)
+        m, h = mean_interval(self.diffs, level)
         self.pct, self.lo, self.hi = self._pct(m), self._pct(m - h), self._pct(m + h)
         self.half_width = (self.hi - self.lo) / 2
         self.verdict = LOWER if self.hi < 0 else HIGHER if self.lo > 0 else NONE
