@@ -31,6 +31,7 @@ from pathlib import Path
 
 from bench.lib import paired
 from bench.lib.cost import latency
+from bench.lib.cpus import hierarchy
 from bench.lib.data import net
 from bench.lib.report import Doc, gnuplot_str, plot_png
 from bench.lib.runner import ROOT, Run, bench_caches, parser, plugin_geometry
@@ -493,8 +494,7 @@ def main(argv=None):
     todo = seeds if quick or not opts.layouts else opts.layouts.split()
     unknown = set(todo) - set(seeds)
     caches = bench_caches()
-    l1s = "%d:%d:%d-%d:%d:%d" % (caches["L1D"] + caches["L1I"])
-    hier = "/".join("%s-%d:%d:%d" % (l1s, g[0], g[1], caches["L2"][2]) for _, g in L2S[1:])
+    hier = "/".join(hierarchy(dict(caches, L2=g + caches["L2"][2:])) for _, g in L2S[1:])
     run = Run("falign-decision", WSET + ("-quick" if quick else ""), work,
               900 if quick else 3600, plugin_geometry(caches) + ",cpus=" + hier,
               resume=opts.resume, jobs=opts.jobs, pool=opts.pool)
