@@ -21,10 +21,11 @@ import sys
 import textwrap
 
 from bench.lib.data import REGIONS, read_conflicts
-from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
 from bench.lib.experiment import Cases, cases_main
+from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
+from bench.lib.probe import bench_caches
 from bench.lib.report import Doc, fmt, plot_png, table_lines
-from bench.lib.runner import bench_caches, table_path
+from bench.lib.runner import table_path
 
 TARGET_NAMED = 0.90     # the share of conflict misses named on both sides
 

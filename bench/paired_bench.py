@@ -30,9 +30,9 @@ from bench.lib.cases import STACK_CASES, TARGET
 from bench.lib.cost import cycles, latency
 from bench.lib.cpus import Cpu, cpu_cycles
 from bench.lib.data import net
-from bench.lib.report import Doc, fmt, plot_png, table_lines
-from bench.lib.runner import (ROOT, Run, bench_caches, make_vars, parser, plugin_geometry,
-                              run_args, work_dir)
+from bench.lib.probe import bench_caches, plugin_geometry
+from bench.lib.report import Doc, fmt, make_vars, plot_png, table_lines
+from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
 from harness import facts, util
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2

@@ -33,8 +33,9 @@ from bench.lib import paired
 from bench.lib.cost import latency
 from bench.lib.cpus import hierarchy
 from bench.lib.data import net
+from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.report import Doc, gnuplot_str, plot_png
-from bench.lib.runner import ROOT, Run, bench_caches, parser, plugin_geometry
+from bench.lib.runner import ROOT, Run, parser
 from falign.layouts import pads, text_sizes
 from harness import facts, series
 

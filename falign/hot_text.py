@@ -390,7 +390,8 @@ def leave_out(workloads, names, counts):
 
 def train(argv):
     """make hot-text-profile: one boot of the test image at -smp 1."""
-    from bench.lib.runner import Run, bench_caches, parser, plugin_geometry, run_args, table_path
+    from bench.lib.probe import bench_caches, plugin_geometry
+    from bench.lib.runner import Run, parser, run_args, table_path
     p = parser(__doc__, quick=False)
     p.add_argument("--room", metavar="BYTES", type=int,
                    help="a workload's part of the region (default half the L1I)")

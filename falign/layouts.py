@@ -36,9 +36,9 @@ from pathlib import Path
 from bench.lib import paired
 from bench.lib.cost import cycles, latency
 from bench.lib.data import conflict_problems, net, read_conflicts
-from bench.lib.report import Doc, Spread, fmt, gnuplot_str, plot_png
-from bench.lib.runner import (ROOT, Run, bench_caches, make_vars, parser, plugin_geometry,
-                              run_args, table_path)
+from bench.lib.probe import bench_caches, plugin_geometry
+from bench.lib.report import Doc, Spread, fmt, gnuplot_str, make_vars, plot_png
+from bench.lib.runner import ROOT, Run, parser, run_args, table_path
 from falign import hot_text
 from falign.hot_text import symbols
 from harness import facts, kconfig, kernel, series

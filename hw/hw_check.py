@@ -80,7 +80,8 @@ from pathlib import Path
 from bench import perfab
 from bench.lib import paired
 from bench.lib.data import Phase, WORKLOAD_RE, parse_kv
-from bench.lib.runner import bench_caches, cmd_workload, guest_programs, probe_caches
+from bench.lib.guest import cmd_workload, guest_programs
+from bench.lib.probe import bench_caches, probe_caches
 from harness import facts, kconfig, kernel, qemu, tap, util
 
 HERE = Path(__file__).resolve().parent

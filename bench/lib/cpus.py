@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Dict, Tuple
 
 from bench.lib.cost import Latency, Rates
-from bench.lib.runner import probe_caches, probe_cmdline
+from bench.lib.probe import probe_caches, probe_cmdline
 from harness import facts
 
 # the model's L1I stands in, and the report says so.

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
-from bench.lib.runner import (ROOT, Run, bench_caches, parser, plugin_geometry, run_args,
-                              work_dir)
+from bench.lib.probe import bench_caches, plugin_geometry
+from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
 from harness import tap
 
 RESULTS = ROOT / "docs/results"

@@ -100,6 +100,12 @@ class Doc:
         WRITTEN.append(Path(path))
 
 
+def make_vars(pairs):
+    """' NAME=value' for each (NAME, value) with a value: the make variables of
+    a run, for its page's first line."""
+    return "".join(" %s=%s" % kv for kv in pairs if kv[1])
+
+
 def table_lines(head, rows, align=None):
     """A markdown table's lines and a blank line after; align: a letter a
     column, l or r (default: the first l, the rest r)."""

@@ -22,10 +22,7 @@ each committed page to it, byte for byte.
 """
 
 import argparse
-
-import json
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -33,7 +30,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from bench.lib.data import CACHES, CMD_NAME, REGIONS, Boot
+from bench.lib.data import CACHES, REGIONS, Boot
+from bench.lib.guest import cmd_workload, guest_programs
 from bench.lib.report import WRITTEN
 from harness import facts, kernel, qemu, tap, util
 from harness import results as results_mod
@@ -68,92 +66,10 @@ LAYOUT_STEP = "seed=$(sed -n 's/.*bench_layout=\\([0-9]*\\).*/\\1/p' /proc/cmdli
     "layout \"${seed:-0}\""
 
 
-def guest_programs():
-    """The static guest programs bench/cachesim builds (bench/workloads)."""
-    return subprocess.run(["make", "-s", "-C", str(ROOT / "bench/cachesim"), "list-workloads"],
-                          capture_output=True, text=True, check=True).stdout.split()
-
-
-def probe(dump: Path | None, *args: str) -> str:
-    """kcolour-probe's output on a CPUID dump (None: this machine's CPU);
-    util.Error with its message."""
-    where = ["--cpuid-file", str(dump)] if dump is not None else []
-    out = subprocess.run([str(ROOT / "tools-probe/kcolour-probe")] + where + ["--no-sysfs"] +
-                         list(args), capture_output=True, text=True)
-    if out.returncode:
-        raise util.Error("kcolour-probe %s: %s" % (" ".join(where) or "on this CPU",
-                                                    out.stderr.strip()))
-    return out.stdout
-
-
-def probe_cmdline(dump: Path | None, cpu: int = 0) -> str:
-    """The kstack_colour= line the probe derives for a dump's CPU (its
-    logical-CPU block cpu)."""
-    return probe(dump, "--cpu", str(cpu), "--cmdline").strip()
-
-
-def probe_caches(dump: Path | None, cpu: int = 0) -> dict[str, tuple[int, int, int]]:
-    """{"L1D": (size, ways, line), "L1I": ..., "L2": ...} of a CPUID dump
-    (its logical-CPU block cpu; None: this machine's CPU cpu), as
-    kcolour-probe decodes it (the simulator models that CPU's caches)."""
-    names = {(1, "data"): "L1D", (1, "instruction"): "L1I", (2, "unified"): "L2"}
-    caches = json.loads(probe(dump, "--cpu", str(cpu), "--json"))["caches"]
-    return {names[(c["level"], c["type"])]: (c["size"], c["ways"], c["line"])
-            for c in caches if (c["level"], c["type"]) in names}
-
-
-def bench_caches():
-    """probe_caches() of facts.tsv's bench-dump, the CPU the bench simulates;
-    kcolour-probe's error and exit 2 where it cannot decode it."""
-    try:
-        return probe_caches(facts.path("bench-dump"))
-    except util.Error as e:
-        print("error: %s" % e, file=sys.stderr)
-        sys.exit(2)
-
-
-def plugin_geometry(caches):
-    """The plugin arguments that simulate caches (probe_caches())."""
-    return ",".join("%s=%d:%d:%d" % ((c.lower(),) + tuple(g)) for c, g in sorted(caches.items()))
-
-
-def cmd_workload(line):
-    """A facts.tsv "cmd NAME [+PROG...] -- PROGRAM ARG..." workload line: the
-    line the guest runs (cmd NAME -- PROGRAM ARG...), PROGRAM resolved to the
-    host path that goes into the initramfs (with its libraries, by ldd) at the
-    same path, and the host paths to copy: PROGRAM's, and those of the +PROG
-    programs a script PROGRAM runs.  Other lines: (line, [])."""
-    words = shlex.split(line)
-    if words[:1] != ["cmd"]:
-        return line, []
-    if "--" not in words[2:] or not re.fullmatch(CMD_NAME, words[1]):
-        raise util.Error("workload line '%s': want cmd NAME [+PROG...] -- PROGRAM [ARG...], "
-                         "NAME of letters, digits, - and _" % line)
-    dash = words.index("--", 2)
-    extras, argv = words[2:dash], words[dash + 1:]
-    if not argv or any(not x.startswith("+") or len(x) < 2 for x in extras):
-        raise util.Error("workload line '%s': want cmd NAME [+PROG...] -- PROGRAM [ARG...]"
-                         % line)
-    progs = []
-    for name in [argv[0]] + [x[1:] for x in extras]:
-        prog = shutil.which(name)
-        if not prog:
-            raise util.Error("workload %s: no program %s on this machine" % (words[1], name))
-        progs.append(str(Path(prog).resolve()) if not Path(name).is_absolute() else name)
-    return shlex.join(words[:2] + ["--", progs[0]] + argv[1:]), progs
-
-
-def make_vars(pairs):
-    """' NAME=value' for each (NAME, value) with a value: the make variables of
-    a run, for its page's first line."""
-    return "".join(" %s=%s" % kv for kv in pairs if kv[1])
-
-
 def table_path(work: Path, name: str, option: str) -> Path:
     """Where a boot's plugin writes the file of one of its PATH options
     (conflicts, text_conflicts, l2_conflicts, profile)."""
     return work / ("%s.%s" % (name, option.replace("_", "-")))
-
 
 
 def options(quick=True):
@@ -167,7 +83,8 @@ def options(quick=True):
     p.add_argument("--resume", action="store_true",
                    help="continue the run in the work dir: boot only what it lacks")
     p.add_argument("--report-only", action="store_true",
-                   help="boot nothing: read the work dir, write the checks and the report again")
+                   help="boot nothing: read the work dir (a full run's: its committed "
+                   "record), write the checks and the report again")
     # Absolute: the tools make -C other dirs with OUT= inside it.
     p.add_argument("--work", metavar="DIR", type=lambda d: Path(d).resolve(),
                    help="the work dir (default build/bench/NAME)")

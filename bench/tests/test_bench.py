@@ -21,7 +21,7 @@ TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))
 from bench import colouring as bench  # noqa: E402
 from bench import cpus, paired_bench  # noqa: E402
-from bench.lib import data, report, runner  # noqa: E402
+from bench.lib import data, guest, probe, report, runner  # noqa: E402
 import bench.__main__ as bench_main  # noqa: E402
 from harness import facts, qemu, tap, util  # noqa: E402
 
@@ -98,14 +98,14 @@ def main():
     t(bench.stacks_moved(FakePhase(head={"stack_l2_sets": 5}), FakePhase(
         head={"stack_l2_sets": 5})) == 0, "stacks_moved: a single set (parsed as a number)")
 
-    caches = runner.probe_caches(facts.path("bench-dump"))
+    caches = probe.probe_caches(facts.path("bench-dump"))
     t(caches == {"L1D": (32768, 8, 64), "L1I": (32768, 8, 64), "L2": (262144, 4, 64)},
       "probe_caches: the Skylake dump decodes to 32K 8-way L1s and a 256K 4-way L2", [caches])
-    t(runner.plugin_geometry({"L2": (262144, 4, 64), "L1D": (49152, 12, 64)}) ==
+    t(probe.plugin_geometry({"L2": (262144, 4, 64), "L1D": (49152, 12, 64)}) ==
       "l1d=49152:12:64,l2=262144:4:64",
       "plugin_geometry: the plugin's keys, each cache SIZE:WAYS:LINE")
     try:
-        runner.probe_caches(TOP / "facts.tsv")
+        probe.probe_caches(TOP / "facts.tsv")
         t(False, "probe_caches: a file that is no CPUID dump is an error")
     except RuntimeError as e:
         t("kcolour-probe" in str(e), "probe_caches: a file that is no CPUID dump is an error",
@@ -227,23 +227,23 @@ def main():
         t(boot[0].counts[("L2", "all")]["min_bound"] == 1 and boot[0].head["stacks"] == 2,
           "Boot: the MIN bound and the placement line are read")
     # facts.tsv's cmd workload lines: the program found here, at its host path.
-    line, progs = runner.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
+    line, progs = guest.cmd_workload("cmd tar -- tar -cf /tmp/u.tar '/usr/a b'")
     tar = str(Path(shutil.which("tar")).resolve())
     t(progs == [tar] and line == "cmd tar -- %s -cf /tmp/u.tar '/usr/a b'" % tar,
       "cmd_workload: PROGRAM resolved on PATH, the arguments quoted as given", [line, progs])
-    line, progs = runner.cmd_workload("cmd both +gzip +tar -- sh -c 'tar -c /x | gzip'")
+    line, progs = guest.cmd_workload("cmd both +gzip +tar -- sh -c 'tar -c /x | gzip'")
     sh, gzip = (str(Path(shutil.which(p)).resolve()) for p in ("sh", "gzip"))
     t(progs == [sh, gzip, tar] and line == "cmd both -- %s -c 'tar -c /x | gzip'" % sh,
       "cmd_workload: +PROG programs are copied too, and left out of the guest's line",
       [line, progs])
-    t(runner.cmd_workload("ring 8 600") == ("ring 8 600", []),
+    t(guest.cmd_workload("ring 8 600") == ("ring 8 600", []),
       "cmd_workload: other workload lines pass through")
     for bad, why in (("cmd tar tar -cf x", "no --"), ("cmd 9x -- tar", "a name not a word"),
                      ("cmd tar --", "no program"), ("cmd t -- no-such-prog-kc", "not here"),
                      ("cmd t gzip -- tar", "an extra without +"),
                      ("cmd t +no-such-prog-kc -- tar", "an extra not here")):
         try:
-            runner.cmd_workload(bad)
+            guest.cmd_workload(bad)
             t(False, "cmd_workload: '%s' (%s) is an error" % (bad, why))
         except util.Error as e:
             t("workload" in str(e), "cmd_workload: '%s' (%s) is an error: %s" % (bad, why, e))

@@ -1098,13 +1098,14 @@ class TypesTest(unittest.TestCase):
                      for p in (facts.ROOT / d).glob("*.py")) + ["bench/cachesim/profile_diff.py"]
     # The fully typed ones, also under --strict (test_mypy_strict's docstring
     # lists them); the others (harness/__main__.py, kernel.py, qemu.py, series.py,
-    # suites.py, bench/lib/runner.py, data.py, report.py) are checked without --strict.
+    # suites.py, bench/lib/runner.py, data.py, report.py, experiment.py) are
+    # checked without --strict.
     STRICT = ["harness/__init__.py", "harness/tap.py", "harness/facts.py", "harness/results.py",
               "harness/util.py", "harness/kconfig.py", "harness/check.py",
               "harness/bisect_check.py", "harness/deb.py", "bench/lib/__init__.py",
               "bench/lib/cases.py", "bench/lib/functions.py", "bench/lib/cost.py",
               "bench/lib/cpus.py", "bench/lib/paired.py", "bench/lib/pagemap.py",
-              "bench/cachesim/profile_diff.py"]
+              "bench/lib/probe.py", "bench/lib/guest.py", "bench/cachesim/profile_diff.py"]
 
     def mypy(self, *args):
         r = subprocess.run(["mypy", "--cache-dir=/dev/null"] + list(args), capture_output=True,
@@ -1120,7 +1121,7 @@ class TypesTest(unittest.TestCase):
 
         harness/: __init__, tap, facts, results, util, kconfig, check,
         bisect_check, deb; bench/lib/: __init__, cases, functions, cost, cpus,
-        paired, pagemap; bench/cachesim/profile_diff.py.  The modules they
+        paired, pagemap, probe, guest; bench/cachesim/profile_diff.py.  The modules they
         import are followed silently: checked, their errors not reported."""
         self.mypy("--strict", "--follow-imports=silent", *self.STRICT)
 
