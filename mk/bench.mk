@@ -9,6 +9,11 @@
 #                         randomize_kstack_offset, other L1D/L2 geometries and the
 #                         four function alignment kernels -> docs/results/sweep.md
 #   make bench-sweep QUICK=1  its smoke run, results in build/bench/sweep-quick
+#
+# A full run of an experiment that keeps a record writes it to
+# docs/results/data/NAME/ (what its page is computed from); REPORT_ONLY=1
+# writes the page again from it (or from WORK=DIR), and python3 -m bench
+# reports (make check's reports suite) holds every page to its record.
 
 .PHONY: bench bench-sweep
 
