@@ -55,15 +55,15 @@ def split(argv):
 
 
 def recorded():
-    """{record: python3 -m bench run's arguments} of every committed record:
-    a run's (its argv file), or a declaration's raw figures (off-cost's:
-    NAME alone)."""
+    """{record: python3 -m's arguments that write its page} of every
+    committed record: a run's (its argv file: bench run NAME ..., or
+    another module's), or a declaration's raw figures (off-cost's: NAME)."""
     out = {}
     for d in sorted(RECORDS.iterdir()):
         if (d / "argv").exists():
             out[d.name] = (d / "argv").read_text().splitlines()
         elif d.name in EXPERIMENTS:
-            out[d.name] = [d.name]
+            out[d.name] = ["bench", "run", d.name]
     return out
 
 
@@ -83,7 +83,7 @@ def reports(names, out):
     for name in names or records:
         into, record = out / name, RECORDS / name
         shutil.rmtree(into, ignore_errors=True)
-        r = subprocess.run([sys.executable, "-m", "bench", "run"] + records[name] +
+        r = subprocess.run([sys.executable, "-m"] + records[name] +
                            ["--report-only", "--work", str(record), "--out", str(into)],
                            capture_output=True, text=True, cwd=ROOT)
         written = sorted(into.glob("*")) if into.is_dir() else []

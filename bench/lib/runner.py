@@ -116,6 +116,16 @@ def own_argv(argv):
     return argv[:1] + options().parse_known_args(argv[1:])[1]
 
 
+def record_argv():
+    """What writes this run's page, as python3 -m's arguments without the
+    run's own flags: bench run NAME ... (ARGV), or the module run as
+    __main__ and its arguments (python3 -m falign.layouts ...)."""
+    if ARGV:
+        return ["bench", "run"] + own_argv(ARGV)
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    return own_argv([spec.name if spec else sys.argv[0]] + sys.argv[1:])
+
+
 def work_dir(opts, name):
     """An experiment's work dir: --work; else, for a full run's --report-only,
     its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""
@@ -376,8 +386,8 @@ class Run:
     def keep(self):
         """The run's record (RECORDS/NAME), what --report-only reads: cases,
         meta, commands, run.sh, each boot's plugin output, console and
-        tables, and argv (python3 -m bench run's NAME and the experiment's own
-        flags); the record of the run before replaced."""
+        tables, and argv (record_argv(): what writes the page, one argument a
+        line); the record of the run before replaced."""
         assert self.record is not None
         shutil.rmtree(self.record, ignore_errors=True)
         self.record.mkdir(parents=True)
@@ -388,7 +398,7 @@ class Run:
             if self.record_tables] + self.record_files
         for f in files:
             shutil.copyfile(self.work / f, self.record / f)
-        (self.record / "argv").write_text("".join(a + "\n" for a in own_argv(ARGV)))
+        (self.record / "argv").write_text("".join(a + "\n" for a in record_argv()))
         self.say("record: %s (%d files)" % (self.record.relative_to(ROOT), len(files)))
 
     def where(self):

@@ -383,6 +383,10 @@ def records(t):
                        "--work", "/w", "--layouts", "5", "--out=/o"]) ==
       ["paired", "--classes", "--image", "test", "--layouts", "5"],
       "a record keeps NAME and the experiment's own flags, not the run's (--jobs, --work...)")
+    runner.ARGV[:] = ["paired", "--classes", "--resume"]
+    t(runner.record_argv() == ["bench", "run", "paired", "--classes"],
+      "a bench run's record names python3 -m bench run NAME and its own flags")
+    runner.ARGV[:] = []
     saved = runner.RECORDS
     with tempfile.TemporaryDirectory() as d:
         runner.RECORDS = Path(d)
