@@ -2,12 +2,12 @@
 call this).
 
     python3 -m bench list
-    python3 -m bench run NAME [--quick] [--resume] [--report-only] [ARGS...]
+    python3 -m bench run NAME [--quick] [--resume] [--report-only] [--out DIR] [ARGS...]
     python3 -m bench run NAME --help     # the experiment's own flags
     python3 -m bench reports [NAME...]   # each page again from its record (TAP)
 
 Every experiment takes the flags of bench.lib.runner.options() (--quick,
---resume, --report-only, --jobs, --work, --pool) and its own; run passes
+--resume, --report-only, --work, --out, --jobs, --pool) and its own; run passes
 them on.  The exit status is the experiment's.
 """
 
@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.lib import runner
-from bench.lib.runner import RECORDS, ROOT
+from bench.lib import record
+from bench.lib.record import RECORDS, ROOT
 from harness import tap
 
 RESULTS = ROOT / "docs/results"
@@ -80,6 +80,11 @@ def differing(files):
     return [f.name for f in files if not same(f)]
 
 
+def snapshot(d):
+    """{name: bytes} of a record's files (bench reports holds it unchanged)."""
+    return {f.name: f.read_bytes() for f in sorted(d.iterdir()) if f.is_file()}
+
+
 def reports(names, out):
     """Each committed record (docs/results/data/NAME) writes its page again
     (--report-only --work RECORD --out out/NAME): the page and its data are
@@ -89,11 +94,17 @@ def reports(names, out):
     for name in names or records:
         into, record = out / name, RECORDS / name
         shutil.rmtree(into, ignore_errors=True)
+        before = snapshot(record)
         r = subprocess.run([sys.executable, "-m"] + records[name] +
                            ["--report-only", "--work", str(record), "--out", str(into)],
                            capture_output=True, text=True, cwd=ROOT)
         written = sorted(into.glob("*")) if into.is_dir() else []
         differ = differing(written)
+        # The files the run's page was (a record's pages), every one written again.
+        pages = (record / "pages").read_text().split() if (record / "pages").exists() else []
+        differ += ["%s not written" % f for f in pages if f not in {w.name for w in written}]
+        if snapshot(record) != before:
+            differ.append("the record changed (a replay writes nothing into it)")
         t(r.returncode == 0 and written and not differ,
           "%s: %s again from %s, byte for byte (a plot: a PNG)" % (
               name, ", ".join(f.name for f in written) or "no page",
@@ -130,7 +141,7 @@ def main(argv=None):
             print("%-21s %-34s %s" % (name, target, what))
         return 0
     module = importlib.import_module("bench." + EXPERIMENTS[args.name][0])
-    runner.ARGV[:] = [args.name] + rest
+    record.ARGV[:] = [args.name] + rest
     return module.main(rest)
 
 

@@ -10,7 +10,7 @@ its set (bench/cachesim/README.md, conflicts=).  After each phase, outside its
 window, the guest prints the page map (phases.sh page_map); the host names a
 direct-map line by the owner of its page frame, a slab cache or a page kind,
 and an evictor outside the direct map by its region.  -smp 1, deterministic,
-the cases off, defaults and task in LAYOUTS layouts, pooled.  TAP on stdout:
+the cases off, defaults and task in three layouts, pooled.  TAP on stdout:
 every phase and page map present, the plugin's pairs add up to its counts,
 and (full runs) at least 90% of the conflict misses named on both sides.
 Flags (make's QUICK=1, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --help.
@@ -217,8 +217,10 @@ def draw(dat, png):
 
 
 def checks(run, cases, layouts):
-    """A page map and conflict pairs for every phase; in a full run, at least
-    TARGET_NAMED of each case's conflict misses named on both sides."""
+    """A page map and conflict pairs for every phase, which the page needs;
+    in a full run, at least TARGET_NAMED of each case's conflict misses
+    named on both sides, a target whose miss fails the TAP but keeps the
+    page and its record."""
     names = [EXPERIMENT.boot_name(c, lay) for c, _ in cases for lay in layouts]
     if not check(run, names):
         return False
@@ -230,7 +232,7 @@ def checks(run, cases, layouts):
             run.tap(t.share(t.named()) >= TARGET_NAMED,
                     "%s, %s: %.1f%% of %d conflict misses named on both sides (target %d%%)"
                     % (p.label, c, 100 * t.share(t.named()), t.direct, 100 * TARGET_NAMED))
-    return not run.tap.failed
+    return True
 
 
 EXPERIMENT = Cases(

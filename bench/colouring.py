@@ -32,8 +32,9 @@ from bench.lib.cases import STACK_CASES, TARGET
 from bench.lib.cost import cycles, latency
 from bench.lib.data import CACHES, REGIONS, net
 from bench.lib.probe import plugin_geometry, probe_caches
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, fmt, pct, plot_png
-from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import facts, util
 
 CASES = [(n, "bench", a) for n, a in STACK_CASES] + [

@@ -31,8 +31,9 @@ from bench.lib.cases import TARGET
 from bench.lib.cost import latency
 from bench.lib.cpus import Cpu, cpu_cycles, hierarchy
 from bench.lib.data import net
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, fmt, plot_png
-from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import facts, util
 GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
         (4, 512, "balanced"), (8, 512, "balanced"), (16, 256, "balanced"),

@@ -36,8 +36,9 @@ from bench.lib.cost import latency
 from bench.lib.data import read_conflicts
 from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
 from bench.lib.probe import plugin_geometry, probe_caches
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args, table_path, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args, table_path
 from harness import facts
 
 CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)

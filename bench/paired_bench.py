@@ -31,8 +31,9 @@ from bench.lib.cost import cycles, latency
 from bench.lib.cpus import Cpu, cpu_cycles
 from bench.lib.data import net
 from bench.lib.probe import bench_caches, plugin_geometry
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, make_vars, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import facts, util
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2

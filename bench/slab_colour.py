@@ -28,8 +28,9 @@ import sys
 from bench.lib import paired
 from bench.lib.data import net
 from bench.lib.probe import bench_caches, plugin_geometry, probe
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import facts, util
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
 MAX_COLOURED = 3        # the limit on further coloured kinds

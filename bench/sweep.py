@@ -42,8 +42,9 @@ import subprocess
 import sys
 
 from bench.lib.data import REGIONS
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, pct, plot_png
-from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import facts
 
 WORSE_LIMIT = 0.02

@@ -37,8 +37,9 @@ from bench.lib import paired
 from bench.lib.cost import cycles, latency
 from bench.lib.data import conflict_problems, net, read_conflicts
 from bench.lib.probe import bench_caches, plugin_geometry
+from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, fmt, gnuplot_str, make_vars, plot_png
-from bench.lib.runner import ROOT, Run, parser, run_args, table_path, work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args, table_path
 from falign import hot_text
 from falign.hot_text import symbols
 from harness import facts, kconfig, kernel, series
@@ -467,7 +468,7 @@ def main(argv=None):
     work = work_dir(opts, "falign-layouts-quick" if quick else opts.page)
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
               900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",),
-              record=opts.page, **run_args(opts))
+              **run_args(opts))
     ordered = []    # (key, profile) of the images built with HOT_TEXT_ORDER
     held_out = {}
     if quick:   # make check's images: the test image, its padded twin, and off (HOT_TEXT_ORDER)

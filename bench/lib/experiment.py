@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from bench.lib.probe import bench_caches, plugin_geometry
-from bench.lib.runner import ROOT, Run, parser, run_args, work_dir
+from bench.lib.record import work_dir
+from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import tap
 
 RESULTS = ROOT / "docs/results"
@@ -130,7 +131,7 @@ class Cases:
     """Cases x user-space layouts on one image; cases_main() runs it."""
 
     name: str       # python3 -m bench run NAME, make bench-NAME, its record's name
-    wset: str       # facts.tsv's workload set; --quick: QUICK_WSET
+    wset: str       # facts.tsv's workload set; --quick: quick_wset
     quick_wset: str
     cases: Sequence[Tuple[str, str]]        # (case, its kernel arguments)
     layouts: Sequence[int]                  # bench_layout=N, each case in each

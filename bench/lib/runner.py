@@ -15,10 +15,9 @@ files are read back as data by data.py; the page is report.py's.
 
 A run of an experiment that keeps a record (Run(record=NAME)) copies, when
 it is whole and full, what its page is computed from into
-docs/results/data/NAME/: cases, meta, commands, run.sh and each boot's
-plugin output, console and tables.  A record is a work dir of its own:
---report-only reads it (work_dir()), and python3 -m bench reports holds
-each committed page to it, byte for byte.
+docs/results/data/NAME/ (keep(), bench/lib/record.py): a work dir of its
+own, which --report-only reads and python3 -m bench reports holds each
+committed page to.
 """
 
 import argparse
@@ -30,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from bench.lib import record as record_mod
 from bench.lib.data import CACHES, REGIONS, Boot
 from bench.lib.guest import cmd_workload, guest_programs
 from bench.lib.report import WRITTEN
@@ -37,11 +37,6 @@ from harness import facts, kernel, qemu, tap, util
 from harness import results as results_mod
 
 ROOT = facts.ROOT
-# The committed records of the runs the results pages come from.
-RECORDS = ROOT / "docs/results/data"
-# python3 -m bench run's NAME and the experiment's arguments (bench/__main__.py
-# sets it): a record keeps them, for python3 -m bench reports.
-ARGV: list[str] = []
 # The QEMU model every bench boot runs; the plugin's default caches are its
 # (facts.tsv's model-default, which bench-unit holds options.c to).
 CPU = facts.default_model()[0]
@@ -110,33 +105,6 @@ def run_args(a):
             "out": a.out}
 
 
-def own_argv(argv):
-    """NAME and the experiment's own flags of python3 -m bench run's
-    arguments: options()' flags (--jobs, --work...) left out."""
-    return argv[:1] + options().parse_known_args(argv[1:])[1]
-
-
-def record_argv():
-    """What writes this run's page, as python3 -m's arguments without the
-    run's own flags: bench run NAME ... (ARGV), or the module run as
-    __main__ and its arguments (python3 -m falign.layouts ...)."""
-    if ARGV:
-        return ["bench", "run"] + own_argv(ARGV)
-    spec = getattr(sys.modules["__main__"], "__spec__", None)
-    return own_argv([spec.name if spec else sys.argv[0]] + sys.argv[1:])
-
-
-def work_dir(opts, name):
-    """An experiment's work dir: --work; else, for a full run's --report-only,
-    its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""
-    if opts.work:
-        return opts.work
-    if opts.report_only and not getattr(opts, "quick", False) and \
-            (RECORDS / name / "commands").exists():
-        return RECORDS / name
-    return ROOT / "build/bench" / name
-
-
 class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
@@ -153,12 +121,14 @@ class Run:
         page goes (--out) instead of finish()'s results; record: the name of
         the record a whole full run keeps (RECORDS/NAME, keep()), with the
         tables' files unless record_tables is False (the experiment keeps
-        what it reads of them in record_files)."""
+        what it reads of them in record_files).  A replay writes nothing
+        into its work dir: a record stays as it was committed."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
         # Where this run's files are kept for good: a full run's record.
-        self.record = RECORDS / record if record and not self.quick else None
+        self.record_dir = record_mod.RECORDS / record if record and not self.quick else None
+        self.kept_record = False    # keep() wrote the record
         self.record_files: list[str] = []   # an experiment's own files a record keeps
         self.record_tables = record_tables
         # A smoke boot takes a third of the time, every check the same: the
@@ -177,6 +147,7 @@ class Run:
         if not shutil.which("gnuplot"):
             self.bail("gnuplot not found (apt-get install gnuplot-nox)")
         if self.replay:
+            self.say("--report-only: reading %s" % str(self.work).replace(str(ROOT) + "/", ""))
             self.meta = dict(line.split("=", 1)
                              for line in (self.work / "meta").read_text().splitlines())
             self.commands = (self.work / "commands").read_text().splitlines()
@@ -358,19 +329,26 @@ class Run:
             (self.work / f).write_text(text)
 
     def finish(self, report, results, whole=True):
-        """cases, commands and meta into the work dir, the report, the plan;
-        a whole run (not whole: it booted only part of what its page shows)
-        keeps its record (keep()) and records the pages it wrote as new runs
-        (docs/results/runs.tsv)."""
-        self.save()
+        """cases, commands and meta into the work dir (not a replay's), the
+        report, the plan; a whole run (not whole: it booted only part of
+        what its page shows) keeps its record (keep()), and its pages in
+        docs/results/runs.tsv as new runs (results.record())."""
+        if not self.replay:
+            self.save()
         results = self.out or results
         # The record first: a report that fails leaves it, for --report-only.
-        if report and whole and self.record and not self.replay and not self.out:
+        if report and whole and self.record_dir and not self.replay and not self.out:
             self.keep()
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
             del WRITTEN[:]
+            before = {f.name: f.stat().st_mtime_ns for f in Path(results).iterdir()}
             report.save(Path(results))
+            if self.kept_record:
+                # What the page is: the files it wrote, which reports holds.
+                (self.record_dir / "pages").write_text("".join(
+                    f.name + "\n" for f in sorted(Path(results).iterdir())
+                    if before.get(f.name) != f.stat().st_mtime_ns))
             pages = [p for p in WRITTEN if p.parent.resolve() == results_mod.RESULTS]
             if pages and not whole:
                 self.say("docs/results/runs.tsv: not recorded, a partial run (its page mixes "
@@ -384,26 +362,26 @@ class Run:
         return self.tap.plan()
 
     def keep(self):
-        """The run's record (RECORDS/NAME), what --report-only reads: cases,
-        meta, commands, run.sh, each boot's plugin output, console and
-        tables, and argv (record_argv(): what writes the page, one argument a
-        line); the record of the run before replaced."""
-        assert self.record is not None
-        shutil.rmtree(self.record, ignore_errors=True)
-        self.record.mkdir(parents=True)
+        """The run's record (bench/lib/record.py: RECORDS/NAME), what
+        --report-only reads: cases, meta, commands, run.sh, each boot's plugin
+        output, console and tables (record.write(), with argv: what writes the
+        page); then, from finish(), pages (the files the page is)."""
+        assert self.record_dir is not None
         names = [c[0] for c in self.cases]
         files = ["cases", "meta", "commands", "run.sh"] + [
             n + s for n in names for s in (".txt", ".log")] + [
             table_path(self.work, n, t).name for n in names for t in self.tables
             if self.record_tables] + self.record_files
-        for f in files:
-            shutil.copyfile(self.work / f, self.record / f)
-        (self.record / "argv").write_text("".join(a + "\n" for a in record_argv()))
-        self.say("record: %s (%d files)" % (self.record.relative_to(ROOT), len(files)))
+        record_mod.write(self.record_dir, self.work, files, record_mod.record_argv(options()))
+        self.kept_record = True
+        self.say("record: %s (%d files)" % (str(self.record_dir).replace(str(ROOT) + "/", ""),
+                                            len(files)))
 
     def where(self):
         """Where a page says this run's files are: its record, relative to
-        docs/results (data/NAME/), or the work dir, relative to the top."""
-        if self.record:
-            return "data/%s/" % self.record.name
+        docs/results (data/NAME/), when this run kept it or reads it; else
+        the work dir, relative to the top."""
+        if self.kept_record or (self.replay and self.record_dir and
+                         self.work.resolve() == self.record_dir.resolve()):
+            return "data/%s/" % self.record_dir.name
         return str(self.work).replace(str(ROOT) + "/", "") + "/"

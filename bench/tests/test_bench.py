@@ -21,7 +21,7 @@ TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))
 from bench import colouring as bench  # noqa: E402
 from bench import cpus, paired_bench  # noqa: E402
-from bench.lib import data, guest, probe, report, runner  # noqa: E402
+from bench.lib import data, guest, probe, record, report, runner  # noqa: E402
 import bench.__main__ as bench_main  # noqa: E402
 from harness import facts, qemu, tap, util  # noqa: E402
 
@@ -379,36 +379,63 @@ def main():
 
 def records(t):
     """A run's record: the arguments it keeps, where --report-only reads."""
-    t(runner.own_argv(["paired", "--classes", "--jobs", "1", "--image", "test", "--resume",
-                       "--work", "/w", "--layouts", "5", "--out=/o"]) ==
+    t(record.own_argv(["paired", "--classes", "--jobs", "1", "--image", "test", "--resume",
+                       "--work", "/w", "--layouts", "5", "--out=/o"], runner.options()) ==
       ["paired", "--classes", "--image", "test", "--layouts", "5"],
       "a record keeps NAME and the experiment's own flags, not the run's (--jobs, --work...)")
-    runner.ARGV[:] = ["paired", "--classes", "--resume"]
-    t(runner.record_argv() == ["bench", "run", "paired", "--classes"],
+    record.ARGV[:] = ["paired", "--classes", "--resume"]
+    t(record.record_argv(runner.options()) == ["bench", "run", "paired", "--classes"],
       "a bench run's record names python3 -m bench run NAME and its own flags")
-    runner.ARGV[:] = []
-    saved = runner.RECORDS
+    record.ARGV[:] = []
+    saved = record.RECORDS
     with tempfile.TemporaryDirectory() as d:
-        runner.RECORDS = Path(d)
+        record.RECORDS = Path(d)
         (Path(d) / "x").mkdir()
         (Path(d) / "x/commands").write_text("make bench-x\n")
 
         def where(*argv):
-            return runner.work_dir(runner.parser("").parse_args(list(argv)), "x")
+            return record.work_dir(runner.parser("").parse_args(list(argv)), "x")
         got = [where("--report-only"), where("--report-only", "--quick"), where(),
                where("--report-only", "--work", "/w")]
-        runner.RECORDS = saved
+        record.RECORDS = saved
     t(got == [Path(d) / "x", TOP / "build/bench/x", TOP / "build/bench/x", Path("/w")],
       "work_dir: a full --report-only reads the committed record; a quick one, a run and "
       "--work do not", got)
+    # keep(): the run's files and argv into the record; a file missing
+    # leaves the record before as it was.
+    with tempfile.TemporaryDirectory() as d:
+        work, rec = Path(d) / "work", Path(d) / "data/x"
+        work.mkdir()
+        for f in ("cases", "meta", "commands", "run.sh", "a.txt", "a.log", "a.conflicts"):
+            (work / f).write_text(f + "\n")
+        run = object.__new__(runner.Run)
+        run.prog, run.work, run.record_dir, run.kept_record = "bench-x", work, rec, False
+        run.cases, run.tables, run.record_tables, run.record_files = \
+            [("a", "k", "")], ("conflicts",), True, []
+        record.ARGV[:] = ["attribution", "--jobs", "1"]
+        run.keep()
+        first = sorted(f.name for f in rec.iterdir())
+        (work / "a.log").unlink()
+        try:
+            run.keep()
+            raised = False
+        except OSError:
+            raised = True
+        record.ARGV[:] = []
+        t(first == ["a.conflicts", "a.log", "a.txt", "argv", "cases", "commands", "meta",
+                    "run.sh"] and (rec / "argv").read_text() == "bench\nrun\nattribution\n" and
+          raised and sorted(f.name for f in rec.iterdir()) == first and
+          not rec.with_name("x.new").exists(),
+          "keep(): the run's files, its tables and argv; a file missing fails and leaves the "
+          "record before as it was", first)
     # The page is the record's: an evictor renamed in a copy of the
     # attribution's record (its counts still adding up) changes the page.
-    record = runner.RECORDS / "attribution"
-    if not (record / "argv").exists():
+    kept = record.RECORDS / "attribution"
+    if not (kept / "argv").exists():
         t.skip("a changed record changes its page", "no attribution record")
         return
     with tempfile.TemporaryDirectory() as d:
-        shutil.copytree(record, Path(d) / "r")
+        shutil.copytree(kept, Path(d) / "r")
         table = Path(d) / "r/defaults.L1.conflicts"
         table.write_text(table.read_text().replace("evictor=stack-top", "evictor=stack-rest"))
         r = subprocess.run([sys.executable, "-m", "bench", "run", "attribution",

@@ -1105,7 +1105,8 @@ class TypesTest(unittest.TestCase):
               "harness/bisect_check.py", "harness/deb.py", "bench/lib/__init__.py",
               "bench/lib/cases.py", "bench/lib/functions.py", "bench/lib/cost.py",
               "bench/lib/cpus.py", "bench/lib/paired.py", "bench/lib/pagemap.py",
-              "bench/lib/probe.py", "bench/lib/guest.py", "bench/cachesim/profile_diff.py"]
+              "bench/lib/probe.py", "bench/lib/guest.py", "bench/lib/record.py",
+              "bench/cachesim/profile_diff.py"]
 
     def mypy(self, *args):
         r = subprocess.run(["mypy", "--cache-dir=/dev/null"] + list(args), capture_output=True,
@@ -1121,7 +1122,7 @@ class TypesTest(unittest.TestCase):
 
         harness/: __init__, tap, facts, results, util, kconfig, check,
         bisect_check, deb; bench/lib/: __init__, cases, functions, cost, cpus,
-        paired, pagemap, probe, guest; bench/cachesim/profile_diff.py.  The modules they
+        paired, pagemap, probe, guest, record; bench/cachesim/profile_diff.py.  The modules they
         import are followed silently: checked, their errors not reported."""
         self.mypy("--strict", "--follow-imports=silent", *self.STRICT)
 

@@ -1,0 +1,66 @@
+"""A run's record: what a results page is computed from, committed under
+docs/results/data/NAME/ (Run.keep() decides the files), so that
+--report-only writes the page again from it (work_dir()) and python3 -m
+bench reports holds the page to it.  write() puts a record in place whole
+or not at all; argv says what writes the page."""
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from harness import facts, util
+
+ROOT = facts.ROOT
+# The committed records of the runs the results pages come from.
+RECORDS = ROOT / "docs/results/data"
+# python3 -m bench run's NAME and the experiment's arguments (bench/__main__.py
+# sets it): a record keeps them, for python3 -m bench reports.
+ARGV: list[str] = []
+
+
+def own_argv(argv: Sequence[str], flags: argparse.ArgumentParser) -> list[str]:
+    """NAME (or MODULE) and the experiment's own flags of its arguments: the
+    flags of flags (the run's: --jobs, --work...) left out."""
+    return list(argv[:1]) + flags.parse_known_args(list(argv[1:]))[1]
+
+
+def record_argv(flags: argparse.ArgumentParser) -> list[str]:
+    """What writes this run's page, as python3 -m's arguments without the
+    run's own flags: bench run NAME ... (ARGV), or the module run as
+    __main__ and its arguments (python3 -m falign.decision ...)."""
+    if ARGV:
+        return ["bench", "run"] + own_argv(ARGV, flags)
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    if spec is None:
+        raise util.Error("a record is written by python3 -m MODULE, not by a script")
+    return own_argv([spec.name] + sys.argv[1:], flags)
+
+
+def work_dir(opts: argparse.Namespace, name: str) -> Path:
+    """An experiment's work dir: --work; else, for a full run's --report-only,
+    its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""
+    if opts.work:
+        return Path(opts.work)
+    if opts.report_only and not getattr(opts, "quick", False) and \
+            (RECORDS / name / "commands").exists():
+        return RECORDS / name
+    return ROOT / "build/bench" / name
+
+
+def write(record: Path, work: Path, files: Sequence[str], argv: Sequence[str]) -> None:
+    """work's files and argv (one argument a line) into record, written
+    beside and moved into place: a file missing leaves the record there was."""
+    new = record.with_name(record.name + ".new")
+    shutil.rmtree(new, ignore_errors=True)
+    new.mkdir(parents=True)
+    try:
+        for f in files:
+            shutil.copyfile(work / f, new / f)
+        (new / "argv").write_text("".join(a + "\n" for a in argv))
+    except OSError:
+        shutil.rmtree(new)
+        raise
+    shutil.rmtree(record, ignore_errors=True)
+    new.rename(record)
