@@ -148,6 +148,11 @@ class Run:
             self.bail("gnuplot not found (apt-get install gnuplot-nox)")
         if self.replay:
             self.say("--report-only: reading %s" % str(self.work).replace(str(ROOT) + "/", ""))
+            argv = self.work / "argv"
+            if argv.exists() and record_mod.ARGV and argv.read_text().splitlines() != \
+                    record_mod.record_argv(options()):
+                self.say("warning: the record was written by python3 -m %s; these flags "
+                         "differ" % " ".join(argv.read_text().split()))
             self.meta = dict(line.split("=", 1)
                              for line in (self.work / "meta").read_text().splitlines())
             self.commands = (self.work / "commands").read_text().splitlines()
