@@ -60,6 +60,8 @@ def recorded():
     another module's), or a declaration's raw figures (off-cost's: NAME)."""
     out = {}
     for d in sorted(RECORDS.iterdir()):
+        if d.suffix in (".new", ".old"):     # record.write() half done
+            continue
         if (d / "argv").exists():
             out[d.name] = (d / "argv").read_text().splitlines()
         elif d.name in EXPERIMENTS:
@@ -92,23 +94,25 @@ def reports(names, out):
     t = tap.Tap()
     records = recorded()
     for name in names or records:
-        into, record = out / name, RECORDS / name
+        into, kept = out / name, RECORDS / name
         shutil.rmtree(into, ignore_errors=True)
-        before = snapshot(record)
+        before = snapshot(kept)
         r = subprocess.run([sys.executable, "-m"] + records[name] +
-                           ["--report-only", "--work", str(record), "--out", str(into)],
+                           ["--report-only", "--work", str(kept), "--out", str(into)],
                            capture_output=True, text=True, cwd=ROOT)
         written = sorted(into.glob("*")) if into.is_dir() else []
         differ = differing(written)
         # The files the run's page was (a record's pages), every one written again.
-        pages = (record / "pages").read_text().split() if (record / "pages").exists() else []
+        if (kept / "argv").exists() and not (kept / "pages").exists():
+            differ.append("the record has no pages file (its run's page was not written)")
+        pages = (kept / "pages").read_text().split() if (kept / "pages").exists() else []
         differ += ["%s not written" % f for f in pages if f not in {w.name for w in written}]
-        if snapshot(record) != before:
+        if snapshot(kept) != before:
             differ.append("the record changed (a replay writes nothing into it)")
         t(r.returncode == 0 and written and not differ,
           "%s: %s again from %s, byte for byte (a plot: a PNG)" % (
               name, ", ".join(f.name for f in written) or "no page",
-              record.relative_to(ROOT)),
+              kept.relative_to(ROOT)),
           (["differ: " + " ".join(differ)] if differ else []) +
           ([] if r.returncode == 0 else (r.stdout + r.stderr).splitlines()[-10:]))
     return t.plan()

@@ -187,7 +187,7 @@ class Report(Doc):
                     [(t.direct - sum(vic[o] for o in top)) / t.events]
                 lines.append("%d %s  # %s %s\n" % (x, " ".join("%.3f" % (100 * v / off)
                                                               for v in per), p.label, c))
-        dat.write_text("".join(lines))
+        self.data(dat, "".join(lines))
         draw(dat, out / "attribution.png")
         self.template("attribution", "plot", objects=len(top))
 

@@ -347,7 +347,7 @@ class Report(Doc):
                 lines.append("%d \"%s\" %s %s %s\n" % (
                     len(xt) - 1, p.label, c, fmt(per[0]),
                     " ".join("%.2f" % (100 * v / per[0]) for v in per[1:])))
-        dat.write_text("".join(lines))
+        self.data(dat, "".join(lines))
         plot_png(png, "L2 conflict misses under other page colours (own colours = 100%)", "",
                  "% of the conflict misses with their own colours", None, 1,
                  ["'%s' using 1:%d with points pt %d ps 1.6 title '%s'" % (dat, 5 + k, 5 + 2 * k, t)

@@ -156,7 +156,7 @@ class Report(Doc):
                 c = self.compare(case, i, None)
                 vals += ["%.3f %.3f %.3f" % (c.pct, c.lo, c.hi)]
             lines.append("%d %s  # %s\n" % (x, " ".join(vals), self.labels[i]))
-        dat.write_text("".join(lines))
+        self.data(dat, "".join(lines))
         plot_png(out / (self.stem + ".png"), "Estimated cycles against off: mean and 95%% interval over "
                  "%d layouts (-smp 1)" % len(self.layouts), "", "% against off", None, None,
                  ["'%s' using ($1+%.2f):%d:%d:%d with yerrorbars pt 7 lc %d title '%s'" % (

@@ -217,7 +217,7 @@ class Report(Doc):
                 s = self.fig.spread(c, i, conflict)
                 vals += ["%.3f %.3f %.3f" % (s.median, s.lo, s.hi)]
             lines.append("%d %s  # %s\n" % (x, " ".join(vals), c))
-        dat.write_text("".join(lines))
+        self.data(dat, "".join(lines))
         plot_png(out / "slab-colour.png", "Ring: L1D conflict misses per switch, by the caches "
                  "coloured (median and range, %d layout%s)" % (
                      len(self.layouts), "s" if len(self.layouts) > 1 else ""), "",

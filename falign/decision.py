@@ -198,9 +198,9 @@ def pins():
            ("caches", "L2S", text_digest(repr((bench_caches(), L2S)))),
            ("latency", "facts.tsv latency bench", text_digest(repr(latency()))),
            ("seeds", "SEEDS", digest(kconfig.fragment_files([pads(s) for s in SEEDS]))),
-           ("analysis", "falign/decision.py bench/lib/paired.py bench/lib/cpus.py",
-            digest([ROOT / "falign/decision.py", ROOT / "bench/lib/paired.py",
-                    ROOT / "bench/lib/cpus.py"])),
+           ("analysis", "falign/decision.py bench/lib/paired.py bench/lib/cpus.py "
+            "bench/lib/data.py", digest([ROOT / "falign/decision.py", ROOT / "bench/lib/paired.py",
+                                         ROOT / "bench/lib/cpus.py", ROOT / "bench/lib/data.py"])),
            ("simulator", "bench/cachesim bench/workloads", digest(cachesim)),
            ("tools", "qemu gcc", text_digest(
                util.tool_version(["qemu-system-x86_64", "--version"]) +

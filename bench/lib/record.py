@@ -2,7 +2,8 @@
 docs/results/data/NAME/ (Run.keep() decides the files), so that
 --report-only writes the page again from it (work_dir()) and python3 -m
 bench reports holds the page to it.  write() puts a record in place whole
-or not at all; argv says what writes the page."""
+or leaves the one there was; argv says what writes the page, and pages
+(Run.finish) the files the page is."""
 
 import argparse
 import shutil
@@ -29,7 +30,7 @@ def own_argv(argv: Sequence[str], flags: argparse.ArgumentParser) -> list[str]:
 def record_argv(flags: argparse.ArgumentParser) -> list[str]:
     """What writes this run's page, as python3 -m's arguments without the
     run's own flags: bench run NAME ... (ARGV), or the module run as
-    __main__ and its arguments (python3 -m falign.decision ...)."""
+    __main__ and its arguments."""
     if ARGV:
         return ["bench", "run"] + own_argv(ARGV, flags)
     spec = getattr(sys.modules["__main__"], "__spec__", None)
@@ -51,7 +52,8 @@ def work_dir(opts: argparse.Namespace, name: str) -> Path:
 
 def write(record: Path, work: Path, files: Sequence[str], argv: Sequence[str]) -> None:
     """work's files and argv (one argument a line) into record, written
-    beside and moved into place: a file missing leaves the record there was."""
+    beside (NAME.new) and swapped in (the old one NAME.old, then removed):
+    a file missing leaves the record there was."""
     new = record.with_name(record.name + ".new")
     shutil.rmtree(new, ignore_errors=True)
     new.mkdir(parents=True)
@@ -62,5 +64,9 @@ def write(record: Path, work: Path, files: Sequence[str], argv: Sequence[str]) -
     except OSError:
         shutil.rmtree(new)
         raise
-    shutil.rmtree(record, ignore_errors=True)
+    old = record.with_name(record.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if record.exists():
+        record.rename(old)
     new.rename(record)
+    shutil.rmtree(old, ignore_errors=True)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from harness import facts
 
-# The pages a report wrote (Doc.write_md), for Run.finish to record new runs of.
+# The files a report wrote (Doc.write_md, Doc.data, plot_png()): Run.finish
+# records its .md pages as new runs, and a record's pages are all of them.
 WRITTEN: list = []
 # The pages' prose (Doc.template()).
 TEMPLATES = facts.ROOT / "bench/templates"
@@ -99,6 +100,11 @@ class Doc:
         Path(path).write_text("\n".join(self.out) + "\n")
         WRITTEN.append(Path(path))
 
+    def data(self, path, text):
+        """A plot's data file that the page publishes (NAME.dat)."""
+        Path(path).write_text(text)
+        WRITTEN.append(Path(path))
+
 
 def make_vars(pairs):
     """' NAME=value' for each (NAME, value) with a value: the make variables of
@@ -132,6 +138,7 @@ def plot_png(png, title, xlabel, ylabel, xs, pad, plots, extra=()):
         axis + ["set yrange [0:*]", "set grid", "set key outside right top"] + list(extra) +
         ["plot " + ", ".join(plots)])
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    WRITTEN.append(Path(png))
 
 
 class Spread:

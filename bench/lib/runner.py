@@ -121,8 +121,8 @@ class Run:
         page goes (--out) instead of finish()'s results; record: the name of
         the record a whole full run keeps (RECORDS/NAME, keep()), with the
         tables' files unless record_tables is False (the experiment keeps
-        what it reads of them in record_files).  A replay writes nothing
-        into its work dir: a record stays as it was committed."""
+        what it reads of them in record_files).  A replay of a record
+        writes nothing into it."""
         self.prog, self.quick, self.timeout, self.plugin_args = \
             prog, wset.endswith("-quick"), timeout, plugin_args
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
@@ -347,14 +347,14 @@ class Run:
         if report:
             Path(results).mkdir(parents=True, exist_ok=True)
             del WRITTEN[:]
-            before = {f.name: f.stat().st_mtime_ns for f in Path(results).iterdir()}
             report.save(Path(results))
+            written = sorted({p.name for p in WRITTEN
+                              if p.parent.resolve() == Path(results).resolve()})
             if self.kept_record:
                 # What the page is: the files it wrote, which reports holds.
-                (self.record_dir / "pages").write_text("".join(
-                    f.name + "\n" for f in sorted(Path(results).iterdir())
-                    if before.get(f.name) != f.stat().st_mtime_ns))
-            pages = [p for p in WRITTEN if p.parent.resolve() == results_mod.RESULTS]
+                (self.record_dir / "pages").write_text("".join(f + "\n" for f in written))
+            pages = [p for p in WRITTEN if p.suffix == ".md" and
+                     p.parent.resolve() == results_mod.RESULTS]
             if pages and not whole:
                 self.say("docs/results/runs.tsv: not recorded, a partial run (its page mixes "
                          "this run's boots with earlier ones): run every layout, or record "

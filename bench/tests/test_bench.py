@@ -425,7 +425,7 @@ def records(t):
         t(first == ["a.conflicts", "a.log", "a.txt", "argv", "cases", "commands", "meta",
                     "run.sh"] and (rec / "argv").read_text() == "bench\nrun\nattribution\n" and
           raised and sorted(f.name for f in rec.iterdir()) == first and
-          not rec.with_name("x.new").exists(),
+          not rec.with_name("x.new").exists() and not rec.with_name("x.old").exists(),
           "keep(): the run's files, its tables and argv; a file missing fails and leaves the "
           "record before as it was", first)
     # The page is the record's: an evictor renamed in a copy of the
