@@ -21,8 +21,7 @@ from pathlib import Path
 from bench.lib import record
 from bench.lib.record import RECORDS, ROOT
 from harness import tap
-
-RESULTS = ROOT / "docs/results"
+from harness.results import RESULTS
 
 # NAME: (module, the make target that runs it, what it writes).
 EXPERIMENTS = {
@@ -102,11 +101,12 @@ def reports(names, out):
                            capture_output=True, text=True, cwd=ROOT)
         written = sorted(into.glob("*")) if into.is_dir() else []
         differ = differing(written)
-        # The files the run's page was (a record's pages), every one written again.
-        if (kept / "argv").exists() and not (kept / "pages").exists():
+        # The files the run's page was (a run's record lists them), every one written again.
+        if (kept / "pages").exists():
+            differ += ["%s not written" % f for f in (kept / "pages").read_text().split()
+                       if f not in {w.name for w in written}]
+        elif (kept / "argv").exists():
             differ.append("the record has no pages file (its run's page was not written)")
-        pages = (kept / "pages").read_text().split() if (kept / "pages").exists() else []
-        differ += ["%s not written" % f for f in pages if f not in {w.name for w in written}]
         if snapshot(kept) != before:
             differ.append("the record changed (a replay writes nothing into it)")
         t(r.returncode == 0 and written and not differ,

@@ -28,8 +28,7 @@ from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.record import work_dir
 from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import tap
-
-RESULTS = ROOT / "docs/results"
+from harness.results import RESULTS
 
 
 class Page(Protocol):

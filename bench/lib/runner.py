@@ -61,6 +61,11 @@ LAYOUT_STEP = "seed=$(sed -n 's/.*bench_layout=\\([0-9]*\\).*/\\1/p' /proc/cmdli
     "layout \"${seed:-0}\""
 
 
+def rel(path) -> str:
+    """A path as a page or a progress line names it: from the top of the tree."""
+    return str(path).replace(str(ROOT) + "/", "")
+
+
 def table_path(work: Path, name: str, option: str) -> Path:
     """Where a boot's plugin writes the file of one of its PATH options
     (conflicts, text_conflicts, l2_conflicts, profile)."""
@@ -147,7 +152,7 @@ class Run:
         if not shutil.which("gnuplot"):
             self.bail("gnuplot not found (apt-get install gnuplot-nox)")
         if self.replay:
-            self.say("--report-only: reading %s" % str(self.work).replace(str(ROOT) + "/", ""))
+            self.say("--report-only: reading %s" % rel(self.work))
             argv = self.work / "argv"
             if argv.exists() and record_mod.ARGV and argv.read_text().splitlines() != \
                     record_mod.record_argv(options()):
@@ -362,8 +367,7 @@ class Run:
             elif not self.replay and not self.quick:
                 for page in results_mod.record(pages):
                     self.say("docs/results/runs.tsv: %s is a new run" % page)
-            self.say("report: %s (%ds in all)" % (str(results).replace(str(ROOT) + "/", ""),
-                                                  time.time() - self.start))
+            self.say("report: %s (%ds in all)" % (rel(results), time.time() - self.start))
         return self.tap.plan()
 
     def keep(self):
@@ -379,8 +383,7 @@ class Run:
             if self.record_tables] + self.record_files
         record_mod.write(self.record_dir, self.work, files, record_mod.record_argv(options()))
         self.kept_record = True
-        self.say("record: %s (%d files)" % (str(self.record_dir).replace(str(ROOT) + "/", ""),
-                                            len(files)))
+        self.say("record: %s (%d files)" % (rel(self.record_dir), len(files)))
 
     def where(self):
         """Where a page says this run's files are: its record, relative to
@@ -389,4 +392,4 @@ class Run:
         if self.kept_record or (self.replay and self.record_dir and
                          self.work.resolve() == self.record_dir.resolve()):
             return "data/%s/" % self.record_dir.name
-        return str(self.work).replace(str(ROOT) + "/", "") + "/"
+        return rel(self.work) + "/"
