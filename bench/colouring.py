@@ -33,7 +33,7 @@ from bench.lib.cost import cycles, latency
 from bench.lib.data import CACHES, REGIONS, net
 from bench.lib.probe import plugin_geometry, probe_caches
 from bench.lib.record import work_dir
-from bench.lib.report import Doc, Spread, fmt, pct, plot_png
+from bench.lib.report import Doc, Spread, fmt, pct, plot_png, table_lines
 from bench.lib.runner import ROOT, Run, parser, run_args
 from harness import facts, util
 
@@ -145,7 +145,7 @@ class Report(Doc):
                     "n/a" if None in moved else "%.0f%%" % (100 * statistics.mean(moved)),
                     "n/a" if None in shared else "%.0f%%" % (100 * statistics.mean(shared))))
             rows.append([label, ph[self.layouts[0]].head.get("stacks", "?")] + cells)
-        self.table(["workload", "stacks"] + self.names, rows, "lr" + "r" * len(self.names))
+        return table_lines(["workload", "stacks"] + self.names, rows, "lr" + "r" * len(self.names))
 
     def headline(self, smp):
         rows = []
@@ -153,8 +153,9 @@ class Report(Doc):
             unit = self.phases(self.names[0], smp, i)[0].unit[0]
             rows.append([label, unit, str(self.spread("off", smp, i, lambda p: cycles(p, self.lat)))]
                         + [self.stable(smp, i, c) for c in self.names[1:]])
-        self.table(["workload", "per", "off, median [range]"] +
-                   ["%s vs off" % c for c in self.names[1:]], rows, "ll" + "r" * len(self.names))
+        return table_lines(["workload", "per", "off, median [range]"] +
+                           ["%s vs off" % c for c in self.names[1:]], rows,
+                           "ll" + "r" * len(self.names))
 
     def verdicts(self, smp):
         """Each case against off over the workloads, estimated cycles at -smp
@@ -203,15 +204,12 @@ class Report(Doc):
             return
         est = lambda p: cycles(p, self.lat)  # noqa: E731
         insns = lambda p: p.insns  # noqa: E731
-        self.md("""Without icount these figures follow host time. The base kernel against off,
-            geometric mean over the workloads: estimated cycles %+.1f%%, instructions %+.1f%%
-            at -smp %d; %+.1f%% and %+.1f%% at -smp 1 (icount); the same image with
-            randomize_kstack_offset=on (rko) %+.1f%% in cycles at -smp %d. A difference that the
-            instructions carry and that only -smp %d shows is the boots' waiting on the host
-            (idle polling, timers, spinning), not the kernel's code.""",
-           self.against_off("base", smp, est), self.against_off("base", smp, insns), smp,
-           self.against_off("base", 1, est), self.against_off("base", 1, insns),
-           self.against_off("rko", smp, est), smp, smp)
+        self.template("bench", "host-time", smp=smp,
+                      base_cycles="%+.1f%%" % self.against_off("base", smp, est),
+                      base_insns="%+.1f%%" % self.against_off("base", smp, insns),
+                      base_cycles1="%+.1f%%" % self.against_off("base", 1, est),
+                      base_insns1="%+.1f%%" % self.against_off("base", 1, insns),
+                      rko_cycles="%+.1f%%" % self.against_off("rko", smp, est))
 
     def miss_table(self, smp, cache):
         rows = []
@@ -222,7 +220,8 @@ class Report(Doc):
                                              for k in ("sa_miss", "plru_miss", "fa_miss")] +
                             [str(self.spread(case, smp, i, lambda p: p.counts[(
                                 cache, "all")]["min_bound"] / p.unit[1]))])
-        self.table(["workload", "case", "LRU", "PLRU", "FA-LRU", "MIN bound"], rows, "llrrrr")
+        return table_lines(["workload", "case", "LRU", "PLRU", "FA-LRU", "MIN bound"], rows,
+                           "llrrrr")
 
     def colour(self, case):
         """A case's colour in every plot: CASES' order, a quick run's too."""
@@ -234,8 +233,8 @@ class Report(Doc):
         for i, label in enumerate(self.labels):
             rows.append([label, self.stable(smp, i, self.judged),
                          self.stable(smp, i, self.judged, kind="plru_miss")])
-        self.table(["workload"] + ["%s vs off, %s" % (self.judged, k) for k in ("LRU", "PLRU")],
-                   rows, "lrr")
+        return table_lines(["workload"] + ["%s vs off, %s" % (self.judged, k)
+                                           for k in ("LRU", "PLRU")], rows, "lrr")
 
     def plot(self, png, smp):
         """Estimated cycles per event, each case against off, paired: the mean
@@ -284,9 +283,10 @@ class Report(Doc):
                 line += ["%.3f %.3f %.3f" % (s.median, s.lo, s.hi)]
             rows.append([n] + cells)
             dat.append(" ".join(line + ["%.3f" % (0.4 * off)]))
-        self.table(["N"] + [h % c for c in cases for h in ("%s SA &minus; FA", "%s vs off",
-                                                            "%s SA &minus; MIN")
-                            if c != "off" or "vs off" not in h], rows)
+        table = table_lines(["N"] + [h % c for c in cases for h in ("%s SA &minus; FA",
+                                                                    "%s vs off",
+                                                                    "%s SA &minus; MIN")
+                                     if c != "off" or "vs off" not in h], rows)
         path = self.scratch("conflicts-smp%d.dat" % smp)
         path.write_text("\n".join(dat) + "\n")
         ns = [n for _, n in ring]
@@ -301,171 +301,75 @@ class Report(Doc):
                   % (path, 2 + 3 * len(cases))],
                  # Negative where fully-associative LRU thrashes (N = 8..16).
                  ["set yrange [*:*]", "set xzeroaxis lt -1"])
+        return table
 
     def save(self, results):
-        m, w, md = self.meta, self.w, self.md
-        version = lambda k: re.sub(r"^Linux version (\S+).*", r"\1", m["banner_" + k])
-        md("""# kcolour bench: real programs and microbenchmarks under a cache simulator
-
-            Generated by `make bench%s` (bench/colouring.py) on %s. Every number below is read from
-            the plugin outputs of that run; nothing is typed in.
-
-            ## Setup""", " QUICK=1" if m["mode"] == "quick" else "", m["date"])
-        w("- Kernels: Linux %s + the kcolour series (%s; %s)"
-          % (version("bench"), m["fragments_bench"], m["build_bench"]))
-        if "banner_bench-base" in m:
-            w("  and the base kernel, Linux %s without the series (%s; %s)."
-              % (version("bench-base"), m["fragments_bench-base"], m["build_bench-base"]))
-        w("- `%s`; `%s`; guest programs: %s" % (m["qemu"], m["gcc"], m["guest"]))
-        w("""- QEMU TCG, `-cpu %s,-rdrand,-rdseed`; -smp 1 deterministic, `-icount
-          shift=0,sleep=off -rtc clock=vm,base=2020-01-01T00:00:00` (harness/qemu-run.sh
-          DETERMINISTIC=1); more vCPUs `-accel tcg,thread=single` without icount (SINGLE_THREAD=1),
-          because under icount QEMU 7.2 guests with several vCPUs hang (bench/cachesim/README.md,
-          SMP), so those figures follow host time and move between identical boots. Kernel
-          command line `%s` and the case's arguments.""" % (m["cpu"], m["kargs"]))
-        w("- Simulated caches, per vCPU, from `kcolour-probe --cpuid-file %s --json`: %s; LRU and "
-          "PLRU side by side, with write-invalidate between the vCPUs; stack top = the top "
-          "2 KiB of each 16 KiB vmalloc block." % (m["dump"], ", ".join(
-              "%s %dK %d-way %d B" % (c, g[0] // 1024, g[1], g[2])
-              for c, g in sorted(self.caches.items()))))
-        w()
-        md("""Cases, each booted at -smp %s in %d layouts (`bench_layout=1..%d`):""",
-           " and ".join(map(str, self.smps)), len(self.layouts), len(self.layouts))
-        self.table(["case", "kernel", "extra kernel arguments"],
-                   [[n, "the series (%s)" % m["fragments_bench"] if k == "bench" else
-                     "base kernel (%s)" % m.get("fragments_bench-base", "?"),
-                     "`%s`" % a if a else "(none)"] for n, k, a in self.cases], "lll")
-        md("""The guest's /run.sh, one marker phase a workload line after the layout step:""")
+        m = self.meta
+        version = lambda k: re.sub(r"^Linux version (\S+).*", r"\1", m["banner_" + k])  # noqa: E731
+        self.template(
+            "bench", "intro", quick=" QUICK=1" if m["mode"] == "quick" else "", date=m["date"],
+            version=version("bench"), fragments=m["fragments_bench"], build=m["build_bench"],
+            base=" and the base kernel, Linux %s without the series (%s; %s)." % (
+                version("bench-base"), m["fragments_bench-base"], m["build_bench-base"])
+            if "banner_bench-base" in m else "",
+            qemu=m["qemu"], gcc=m["gcc"], guest=m["guest"], cpu=m["cpu"], kargs=m["kargs"],
+            dump=m["dump"], caches=", ".join("%s %dK %d-way %d B" % (c, g[0] // 1024, g[1], g[2])
+                                             for c, g in sorted(self.caches.items())),
+            smps=" and ".join(map(str, self.smps)), nlayouts=len(self.layouts),
+            cases=table_lines(["case", "kernel", "extra kernel arguments"],
+                              [[n, "the series (%s)" % m["fragments_bench"] if k == "bench" else
+                                "base kernel (%s)" % m.get("fragments_bench-base", "?"),
+                                "`%s`" % a if a else "(none)"] for n, k, a in self.cases],
+                              "lll"))
         self.code((self.work / "run.sh").read_text())
-        md("""Per event: a phase's counts over its events: context switches of the ring (N
-            &times; rounds), messages of messaging and hackbench (groups &times; senders &times;
-            receivers &times; loops), forks, and ab's requests. A web phase's window holds ab's
-            exec and start-up too (`window` runs the program inside it), about as much as %s
-            requests: every web figure per request is therefore net of it, the run's counts less
-            those of the same boot's one-request run (`web 1 0 1`, shown as "web start-up"), over
-            its requests less one.""", start_up_share(self))
-        md("""## Layouts
-
-            `layout SEED` (bench/workloads/layout.c) runs first in every boot: a holder process
-            makes a seeded series of 64-191 long-lived kernel allocations of mixed kinds
-            (sleeping children, pipes with data, tmpfs files, UNIX socket pairs, eventfds,
-            touched anonymous pages) and sleeps for the rest of the boot, so the slab slots,
-            vmalloc stacks and page-table pages the workloads then get lie elsewhere. The same
-            seed makes the same allocations in every case, so every case is compared with off
-            layout by layout: the mean of the ratios case / off (their logs, bench/lib/paired.py)
-            with its 95%% Student's t interval over the %d layouts. A difference is real
-            (**lower** or **higher**) only where the interval excludes 0; otherwise there is no
-            measurable effect, within the interval's half-width. The placebo (`%s`) keeps
-            colouring off with an argument as long as on's, so it moves the boot's allocations
-            as on's own argument does: its intervals are the method's own bias, and should hold 0
-            on all but about one workload in 20.""", len(self.layouts),
-           dict((n, a) for n, _, a in self.cases).get("placebo", "-"))
-        self.table(["layout", "children", "pipes", "files", "sockets", "eventfds", "pages"],
-                   [[lay] + [self.boots[name("off", self.smps[0], lay)].layout.get(k, "?")
-                             for k in ("children", "pipes", "files", "sockets", "eventfds",
-                                       "pages")] for lay in self.layouts], "lrrrrrr")
-        md("""That this moves placement, per workload and case, over the pairs of layouts: the
-            share of the kernel stacks (those whose top 2 KiB the phase touches, matched in the
-            order the phase first touches them) whose top line lies in a different L2 set,
-            and the share of the physical direct-map lines (slab objects, page tables) the two
-            boots both touch, estimated from the plugin's bottom-64 sketches. Identical
-            placement reads 0% / 100%.""")
+        self.template(
+            "bench", "layouts", start_up=start_up_share(self), nlayouts=len(self.layouts),
+            placebo=dict((n, a) for n, _, a in self.cases).get("placebo", "-"),
+            layouts=table_lines(["layout", "children", "pipes", "files", "sockets", "eventfds",
+                                 "pages"],
+                                [[lay] + [self.boots[name("off", self.smps[0], lay)].layout.get(
+                                    k, "?") for k in ("children", "pipes", "files", "sockets",
+                                                      "eventfds", "pages")]
+                                 for lay in self.layouts], "lrrrrrr"),
+            moved=[line for smp in self.smps for line in self.layout_table(smp)],
+            cpi=fmt(self.lat["cpi"]), l1=fmt(self.lat["L2"]), l2=fmt(self.lat["L3"]),
+            cpu=m["cpu"], source=self.lat["source"])
         for smp in self.smps:
-            self.layout_table(smp)
-        md("""## Estimated cycles per event
-
-            The headline: instructions &times; a base CPI of %s, plus each L1D and L1I miss at
-            an L2 hit's latency (%s cycles) and each L2 miss at an L3 hit's (%s cycles), the
-            published figures for %s (%s). This is a model with no memory-level parallelism:
-            every miss stalls for its full latency and nothing overlaps, no L3 is simulated (an
-            L2 miss never goes to DRAM), and prefetchers do not exist; it weighs the simulated
-            misses against the instructions, it does not predict a real machine's time. Off's
-            figure, then each case against off, paired (above). Each verdict is tested with the
-            base CPI and the latencies each scaled by 0.5, 1 and 1.5 (9 models): "(flips)"
-            marks one that does not hold in all 9.""", fmt(self.lat["cpi"]),
-           fmt(self.lat["L2"]), fmt(self.lat["L3"]), m["cpu"], self.lat["source"])
-        for smp in self.smps:
-            md("### -smp %d", smp)
-            self.headline(smp)
+            self.template("bench", "smp-cycles", smp=smp, headline=self.headline(smp))
             self.host_time_note(smp)
-            w("![estimated cycles against off, -smp %d](bench-cycles-smp%d.png)" % (smp, smp))
-            w()
-        md("""## Verdict
-
-            Estimated cycles, each case against off over the workloads (the tables above). How
-            wide the intervals of %s against off are at -smp %d, and the layouts a half-width of
-            ±%g%% would take at the spread seen: %s.""",
-           self.judged, self.smps[0], TARGET, self.layouts_needed() or "-")
+            self.template("bench", "smp-plot", smp=smp)
+        self.template("bench", "verdict", judged=self.judged, smp=self.smps[0],
+                      target="%g" % TARGET, needed=self.layouts_needed() or "-")
         for smp in self.smps:
-            md("-smp %d:", smp)
-            for line in self.verdicts(smp):
-                w(line)
-            w()
-        md("""## Instructions per event
-
-            Median [range] over the layouts (the base CPI's share of the cycles above). The
-            series built in but off against the base kernel is checked in the run: at most
-            %.1f%% more per switch (the ring, every N pooled) and %.1f%% per fork, -smp 1.""",
-           100 * INSN_TOLERANCE["ring"], 100 * INSN_TOLERANCE["forkloop"])
-        for smp in self.smps:
-            self.table(["workload", "-smp"] + self.names,
-                       [[label, smp] + [str(self.spread(c, smp, i, lambda p: p.insns))
-                                        for c in self.names]
-                        for i, label in enumerate(self.labels)], "lr" + "r" * len(self.names))
-        md("""## Misses per event, and the lower bound
-
-            Median [range] over the layouts. LRU and PLRU: the set-associative cache with each
-            replacement policy (PLRU: tree-PLRU for power-of-two ways, else bit-PLRU; the L2 is
-            fed by the L1s' LRU misses under both). FA-LRU: a fully-associative LRU cache of the
-            same capacity, which is *not* a bound (LRU is not optimal: on a loop a little larger
-            than the cache it misses every access). MIN bound: Belady's optimal replacement on a
-            fully-associative cache of the same capacity, computed exactly over windows of %s
-            accesses, less the capacity once a window: no cache of that size, whatever its
-            placement, replacement or starting state, misses less. SA &minus; MIN therefore holds
-            conflict misses *and* replacement misses that no placement removes; under -smp 4 MIN
-            also ignores the invalidations of other vCPUs' stores, so there it is weaker still. On
-            the web rows, net of ab's start-up, the MIN column is the difference of two bounds,
-            an estimate rather than a bound itself (the run checks the bound on the whole
-            phases).""",
-           m.get("min_window", "?"))
+            self.template("bench", "verdict-smp", smp=smp, lines=self.verdicts(smp) + [""])
+        self.template(
+            "bench", "instructions", ring="%.1f" % (100 * INSN_TOLERANCE["ring"]),
+            fork="%.1f" % (100 * INSN_TOLERANCE["forkloop"]), window=m.get("min_window", "?"),
+            tables=[line for smp in self.smps for line in table_lines(
+                ["workload", "-smp"] + self.names,
+                [[label, smp] + [str(self.spread(c, smp, i, lambda p: p.insns))
+                                 for c in self.names]
+                 for i, label in enumerate(self.labels)], "lr" + "r" * len(self.names))])
         for smp in self.smps:
             for cache in CACHES:
-                md("### %s, -smp %d", cache, smp)
-                self.miss_table(smp, cache)
+                self.template("bench", "misses", cache=cache, smp=smp,
+                              table=self.miss_table(smp, cache))
         if "off" in self.names and len(self.names) > 2:
-            md("""## The ring's conflict misses against N
-
-                L1D conflict misses per switch, -smp 1: set-associative minus
-                fully-associative LRU misses over every region, median [range] over the
-                layouts; each case against off, paired (where the counts can be 0 or
-                negative, the difference over off's mean); and set-associative minus
-                the MIN bound beside it (conflict and replacement misses that no placement
-                removes, as above). The objects behind them are in attribution.md (`make
-                bench-attribution`).""")
-            self.conflict_curve(results / "bench-conflicts.png")
-            w("![ring conflict misses against N](bench-conflicts.png)")
-            w()
-        md("""## Under PLRU
-
-            %s against off, paired (and its verdict in all 9 cycle models), with every
-            cache's LRU misses replaced by its PLRU misses:""", self.judged)
+            self.template("bench", "ring",
+                          table=self.conflict_curve(results / "bench-conflicts.png"))
+        self.template("bench", "plru", judged=self.judged)
         for smp in self.smps:
-            md("-smp %d:", smp)
-            self.plru_table(smp)
-        md("## Determinism")
-        for n in self.repeats:
-            w("- %s booted twice: the plugin outputs are %s." % (
-                n, "byte-identical" if same(self.boots, n) else "**different**"))
-        w()
-        md("""## Misses by region, layout 1, -smp %d
-
-            L1D misses per event, LRU (FA-LRU in brackets), by the plugin's address regions
-            (bench/cachesim/README.md):""", self.smps[0])
-        self.table(["workload", "case"] + list(REGIONS.values()),
-                   [[p.label, c] + [p.sa_fa("L1D", r) for r in REGIONS]
-                    for i in range(len(self.labels)) for c in self.names
-                    for p in [self.boots[name(c, self.smps[0], 1)][i]]],
-                   "ll" + "r" * len(REGIONS))
+            self.template("bench", "plru-smp", smp=smp, table=self.plru_table(smp))
+        self.template(
+            "bench", "determinism", smp=self.smps[0],
+            lines=["- %s booted twice: the plugin outputs are %s." % (
+                n, "byte-identical" if same(self.boots, n) else "**different**")
+                for n in self.repeats] + [""],
+            table=table_lines(["workload", "case"] + list(REGIONS.values()),
+                              [[p.label, c] + [p.sa_fa("L1D", r) for r in REGIONS]
+                               for i in range(len(self.labels)) for c in self.names
+                               for p in [self.boots[name(c, self.smps[0], 1)][i]]],
+                              "ll" + "r" * len(REGIONS)))
         self.commands(self.run.commands)
         for smp in self.smps:
             self.plot(results / ("bench-cycles-smp%d.png" % smp), smp)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.lib import paired
 from bench.lib.data import parse_kv
-from bench.lib.report import Doc, Spread
+from bench.lib.report import Doc, Spread, table_lines
 from bench.lib.runner import CPU, KARGS, ROOT
 from harness import kernel, qemu, util
 
@@ -147,27 +147,22 @@ def run(opts):
         "pairs of rounds: %s, %s" % (span(off), span(on), n, pair.interval(), pair.described())
 
     doc = Doc()
-    doc.md("""# Fork+exit throughput, kernel stack colouring off against on
-
-        `make bench-fork` (bench/forkrate.py), %s.  One boot at -smp 2 on
-        multi-threaded TCG (QEMU: %s), host time: `forkrate %s %s %s` (bench/workloads/forkrate.c),
-        JOBS workers pinned one a vCPU, each forking FORKS children that exit at once, the
-        kernel.kstack_colour sysctl switched between rounds in ABBA order after one untimed
-        round.  Kernel: %s, command line `%s`.  What the guest said of itself:""",
-           time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           util.tool_version(["qemu-system-x86_64", "--version"]), forks, rounds, jobs,
-           label.replace(str(ROOT) + "/", ""), " ".join(args))
+    doc.template("forkrate", "intro", date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                 qemu=util.tool_version(["qemu-system-x86_64", "--version"]), forks=forks,
+                 rounds=rounds, jobs=jobs, kernel=label.replace(str(ROOT) + "/", ""),
+                 args=" ".join(args))
     doc.code("\n".join(re.findall(r"guest: (.*)", r.console)))
-    doc.table(["round", "colour", "forks", "secs", "forks/s"],
-              [(kv["round"], "on" if kv["colour"] else "off", kv["forks"], kv["secs"],
-                kv["rate"]) for kv in rows], "rlrrr")
-    doc.table(["colouring", "rounds", "median forks/s", "min", "max"],
-              [(n, len(s.values), "%.1f" % s.median, "%.1f" % s.lo, "%.1f" % s.hi)
-               for n, s in (("off", off), ("on", on))], "lrrrr")
-    doc.md("""On against off, each on round paired with the off round beside it (%d pairs):
-        the mean ratio and its 95%% Student's t interval (bench/lib/paired.py), %s: **%s**.  The
-        boot took %ss.""", n, pair.interval(), pair.described(), r.seconds)
-    doc.md("Again: `%s`", boot.command())
+    doc.template("forkrate", "results",
+                 rounds_table=table_lines(["round", "colour", "forks", "secs", "forks/s"],
+                                          [(kv["round"], "on" if kv["colour"] else "off",
+                                            kv["forks"], kv["secs"], kv["rate"]) for kv in rows],
+                                          "rlrrr"),
+                 spread=table_lines(["colouring", "rounds", "median forks/s", "min", "max"],
+                                    [(n, len(s.values), "%.1f" % s.median, "%.1f" % s.lo,
+                                      "%.1f" % s.hi) for n, s in (("off", off), ("on", on))],
+                                    "lrrrr"),
+                 pairs=n, interval=pair.interval(), verdict=pair.described(), seconds=r.seconds,
+                 again=boot.command())
     doc.write_md(work / "results.md")
     print(summary)
     say("results: %s (%ds in all)" % (str(work / "results.md").replace(str(ROOT) + "/", ""),

@@ -31,7 +31,7 @@ Flags (make's QUICK=1, IMAGE=, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --hel
 import collections
 import sys
 
-from bench.lib import paired
+from bench.lib import data, paired
 from bench.lib.cost import latency
 from bench.lib.data import read_conflicts
 from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
@@ -186,44 +186,24 @@ def named_path(run, name):
 
 def write_named(run, name, namer):
     """A boot's l2_conflicts= pairs, each line named by its owner (Namer, the
-    page map of its phase), summed by (victim, evictor): a "phase PHASE
-    WATCHED" line a phase, then "pair PHASE VICTIM EVICTOR N" lines, tab-separated."""
+    page map of its phase), summed by (victim, evictor) (data.write_named())."""
     maps = page_maps((run.work / (name + ".log")).read_text(errors="replace"))
     conf = read_conflicts(table_path(run.work, name, "l2_conflicts"), regions=True)
-    lines = []
+    named = {}
     for i in sorted(conf):
         head, pairs = conf[i]
-        named = collections.Counter()
+        c = collections.Counter()
         for victim, evictor, n, vreg, ereg in pairs:
-            named[(namer.name(victim, maps[i], vreg), namer.evictor(evictor, maps[i], ereg))] += n
-        lines.append("phase\t%d\t%d\n" % (i, head["watched"]))
-        # In the order of each pair's first conflict, which the report's ties keep.
-        lines += ["pair\t%d\t%s\t%s\t%d\n" % (i, v, e, n) for (v, e), n in named.items()]
-    named_path(run, name).write_text("".join(lines))
-
-
-def read_named(path):
-    """{phase: (watched, Counter {(victim, evictor): n})} of write_named()'s file."""
-    out = {}
-    for line in path.read_text().splitlines():
-        w = line.split("\t")
-        if w[0] == "phase":
-            out[int(w[1])] = (int(w[2]), collections.Counter())
-        else:
-            out[int(w[1])][1][(w[2], w[3])] += int(w[4])
-    return out
+            c[(namer.name(victim, maps[i], vreg), namer.evictor(evictor, maps[i], ereg))] += n
+        named[i] = (head["watched"], c)
+    data.write_named(named_path(run, name), named)
 
 
 def check_named(run, names):
     """TAP: each boot's named pairs (a record's, where the plugin's table is
     not kept) cover every phase and add up to its conflict misses."""
     for n in names:
-        named, problems = read_named(named_path(run, n)), []
-        for i in range(len(run.boots[n])):
-            watched, pairs = named.get(i, (None, {}))
-            if watched is None or sum(pairs.values()) != watched:
-                problems.append("phase %d: %s named against %s" % (
-                    i, sum(pairs.values()), watched))
+        problems = data.named_problems(data.read_named(named_path(run, n)), len(run.boots[n]))
         run.tap(not problems, "%s: the named conflict pairs of each of %d phases add up" % (
             n, len(run.boots[n])), problems[:10])
     return not run.tap.failed
@@ -235,7 +215,7 @@ def tally(run, cpus, layouts):
     for cpu in cpus:
         for lay in layouts:
             n = boot_name(cpu, lay)
-            named = read_named(named_path(run, n))
+            named = data.read_named(named_path(run, n))
             for i, p in enumerate(run.boots[n]):
                 out[(cpu, i)].add(p, *named[i])
     return out

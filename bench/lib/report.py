@@ -45,11 +45,12 @@ class Doc:
         """align: a letter a column, l or r (default: the first l, the rest r)."""
         self.out += table_lines(head, rows, align)
 
-    def template(self, name, section, **fields):
+    def template(self, name, section, /, **fields):
         """A section of bench/templates/NAME.md.in (from its "@@ SECTION" line to
         the next): each paragraph as md() writes it, its {field}s filled
-        (str.format), and a paragraph that is one {field} alone, of lines (a
-        table_lines()), replaced by those lines as they are."""
+        (str.format); a paragraph of "- " items, an item a line; and a
+        paragraph that is one {field} alone, of lines (a table_lines()),
+        replaced by those lines as they are."""
         text = (TEMPLATES / (name + ".md.in")).read_text()
         sections = dict((s.split("\n", 1) + [""])[:2] for s in re.split(r"^@@ ", text, flags=re.M)
                         if s.strip())
@@ -57,9 +58,11 @@ class Doc:
             alone = re.fullmatch(r"\{(\w+)\}", par.strip())
             if alone and not isinstance(fields[alone.group(1)], str):
                 self.out += fields[alone.group(1)]
-            else:
-                self.w(par.strip().format(**fields))
-                self.w()
+                continue
+            # A list: an item a line (a nested "  - " item too, flattened).
+            for item in re.split(r"\n(?=\s*- )", par.strip()):
+                self.w(item.strip().format(**fields))
+            self.w()
 
     def scratch(self, name):
         """A path for a plot's data that no page publishes: in a directory of

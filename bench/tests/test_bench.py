@@ -323,17 +323,18 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "t.md.in").write_text(
             "@@ one\n# Title {n}\n\nA paragraph\n  wrapped, {n:.1f} a run.\n\n{tab}\n"
-            "@@ two\nOther.\n")
+            "@@ two\nOther.\n\n- an item\n  wrapped\n- {n} items\n")
         old, report.TEMPLATES = report.TEMPLATES, Path(tmp)
         try:
             d = report.Doc()
             d.template("t", "one", n=2, tab=report.table_lines(["a", "b"], [[1, 2]]))
-            d.template("t", "two")
+            d.template("t", "two", n=2, name="a field may be called name")
         finally:
             report.TEMPLATES = old
     t(d.out == ["# Title 2", "", "A paragraph wrapped, 2.0 a run.", "", "| a | b |",
-                "|---|---:|", "| 1 | 2 |", "", "Other.", ""],
-      "Doc.template: a section's paragraphs joined and filled, a table field as it is",
+                "|---|---:|", "| 1 | 2 |", "", "Other.", "", "- an item wrapped", "- 2 items", ""],
+      "Doc.template: a section's paragraphs joined and filled, a list an item a line, a table "
+      "field as it is",
       d.out)
     # Layers: the plugin's includes have no cycle and hierarchy never
     # includes run.h (run.c calls down); in Python, bench/lib imports no
