@@ -9,6 +9,7 @@ with hand-computed answers; the caches of the bench's CPU from the real
 kcolour-probe on the fixture.
 """
 
+import collections
 import importlib
 import re
 import shutil
@@ -318,6 +319,22 @@ def main():
     t(all(hasattr(importlib.import_module("bench." + m), "main")
           for m, _, _ in bench_main.EXPERIMENTS.values()),
       "every experiment python3 -m bench list names has a main()")
+    # A conflict table's pairs named, as a record keeps them: written and read
+    # back in order, and what does not add up named.
+    named = {0: (5, collections.Counter({("task_struct", "(stack-top)"): 3, ("f", "g"): 2})),
+             1: (0, collections.Counter())}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "b.named"
+        data.write_named(path, named)
+        back = data.read_named(path)
+        path.write_text(path.read_text().replace("\t2\n", "\t1\n"))
+        short = data.read_named(path)
+    t(back == named and list(back[0][1]) == list(named[0][1]) and
+      data.named_problems(back, 2) == [] and
+      data.named_problems(back, 3) == ["phase 2: 0 named against None"] and
+      data.named_problems(short, 2) == ["phase 0: 4 named against 5"],
+      "named pairs: written and read back in order; a missing phase and pairs that do not "
+      "add up are named", [back, data.named_problems(short, 3)])
     # A page's prose from its template: sections, wrapped paragraphs joined,
     # {fields} filled, a {field} alone replaced by its table.
     with tempfile.TemporaryDirectory() as tmp:
