@@ -213,7 +213,9 @@ class Cpus(Doc):
             bias = [self.pair(PLACEBO[0], i, self.score, w) for i in range(len(self.cpus))
                     for w in self.workloads]
             self.template("cpus", "placebo", real=sum(b.real for b in bias), cells=len(bias),
-                          largest="%+.2f%%" % max((b.pct for b in bias), key=abs))
+                          largest="%+.2f%%" % max((b.pct for b in bias), key=abs),
+                          placebo_by=self.by_workload(lambda i: PLACEBO[0]),
+                          derived_by=self.by_workload(self.derived))
         self.grid_section()
         self.policy_section()
         self.rule_section()
@@ -239,6 +241,20 @@ class Cpus(Doc):
                            ["optimum", "derived", "fixed", "derived within target",
                             "derived beats fixed", "workloads where derived is worse than off"],
                            rows, "llr" + "r" * self.has_placebo + "rrrlll")
+
+    def by_workload(self, case):
+        """Where case(CPU index) differs from off on the scoring layouts, by
+        workload: how many CPUs, and the means' range ("none" if nowhere)."""
+        out = []
+        for w in self.workloads:
+            real = [p.pct for i in range(len(self.cpus)) if case(i) != "off"
+                    for p in [self.pair(case(i), i, self.score, w)] if p.real]
+            if real:
+                out.append("%s on %d of %d CPUs (%s)" % (
+                    w, len(real), sum(case(i) != "off" for i in range(len(self.cpus))),
+                    "%+.2f%%" % real[0] if len(real) == 1 else
+                    "%+.2f%% to %+.2f%%" % (min(real), max(real))))
+        return "; ".join(out) or "none"
 
     def power(self):
         """[(CPU, half-width %, layouts for TARGET)] of the derived line against
