@@ -249,11 +249,13 @@ class Cpus(Doc):
         for w in self.workloads:
             real = [p.pct for i in range(len(self.cpus)) if case(i) != "off"
                     for p in [self.pair(case(i), i, self.score, w)] if p.real]
-            if real:
-                out.append("%s on %d of %d CPUs (%s)" % (
-                    w, len(real), sum(case(i) != "off" for i in range(len(self.cpus))),
-                    "%+.2f%%" % real[0] if len(real) == 1 else
-                    "%+.2f%% to %+.2f%%" % (min(real), max(real))))
+            of = sum(case(i) != "off" for i in range(len(self.cpus)))
+            for what, side in (("lower", [x for x in real if x < 0]),
+                               ("higher", [x for x in real if x > 0])):
+                if side:
+                    out.append("%s %s on %d of %d CPUs (%s)" % (
+                        w, what, len(side), of, "%+.2f%%" % side[0] if len(side) == 1 else
+                        "%+.2f%% to %+.2f%%" % (min(side), max(side))))
         return "; ".join(out) or "none"
 
     def power(self):

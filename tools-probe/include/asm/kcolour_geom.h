@@ -74,9 +74,10 @@ enum kcolour_policy {
  * of the L1D, L1I and L2 of 17 CPUs on the same kernel runs: at most 8 ways
  * (64K 2-way, 24K 6-way, 32K 8-way), and a way of at least 4 KiB.  With 12
  * ways the stack tops of a ring of 16 tasks share their sets without
- * evicting each other, and spreading them only evicts other data: 3
- * colours x 1 KiB made 48K 12-way L1Ds miss more.  A 2 KiB way (Pentium 4)
- * leaves no set to move to that is not already full.  See kcolour_gains().
+ * evicting each other, and spreading them evicts other data: 3 colours x
+ * 1 KiB made that ring miss more on 48K 12-way L1Ds and gained nothing
+ * measurable over the workloads.  A 2 KiB way (Pentium 4) leaves no set
+ * to move to that is not already full.  See kcolour_gains().
  */
 #define KCOLOUR_GAIN_MAX_WAYS		8
 #define KCOLOUR_GAIN_MIN_WAY_SIZE	4096
