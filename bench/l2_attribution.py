@@ -31,7 +31,7 @@ Flags (make's QUICK=1, IMAGE=, JOBS=N, WORK=DIR, REPORT_ONLY=1, RESUME=1): --hel
 import collections
 import sys
 
-from bench.lib import data, paired
+from bench.lib import named_pairs, paired
 from bench.lib.cost import latency
 from bench.lib.data import read_conflicts
 from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
@@ -186,7 +186,7 @@ def named_path(run, name):
 
 def write_named(run, name, namer):
     """A boot's l2_conflicts= pairs, each line named by its owner (Namer, the
-    page map of its phase), summed by (victim, evictor) (data.write_named())."""
+    page map of its phase), summed by (victim, evictor) (named_pairs.write())."""
     maps = page_maps((run.work / (name + ".log")).read_text(errors="replace"))
     conf = read_conflicts(table_path(run.work, name, "l2_conflicts"), regions=True)
     named = {}
@@ -196,14 +196,14 @@ def write_named(run, name, namer):
         for victim, evictor, n, vreg, ereg in pairs:
             c[(namer.name(victim, maps[i], vreg), namer.evictor(evictor, maps[i], ereg))] += n
         named[i] = (head["watched"], c)
-    data.write_named(named_path(run, name), named)
+    named_pairs.write(named_path(run, name), named)
 
 
 def check_named(run, names):
     """TAP: each boot's named pairs (a record's, where the plugin's table is
     not kept) cover every phase and add up to its conflict misses."""
     for n in names:
-        problems = data.named_problems(data.read_named(named_path(run, n)), len(run.boots[n]))
+        problems = named_pairs.problems(named_pairs.read(named_path(run, n)), len(run.boots[n]))
         run.tap(not problems, "%s: the named conflict pairs of each of %d phases add up" % (
             n, len(run.boots[n])), problems[:10])
     return not run.tap.failed
@@ -215,7 +215,7 @@ def tally(run, cpus, layouts):
     for cpu in cpus:
         for lay in layouts:
             n = boot_name(cpu, lay)
-            named = data.read_named(named_path(run, n))
+            named = named_pairs.read(named_path(run, n))
             for i, p in enumerate(run.boots[n]):
                 out[(cpu, i)].add(p, *named[i])
     return out

@@ -33,7 +33,7 @@ import collections
 import sys
 from pathlib import Path
 
-from bench.lib import data, paired
+from bench.lib import named_pairs, paired
 from bench.lib.cost import cycles, latency
 from bench.lib.data import conflict_problems, net, read_conflicts
 from bench.lib.probe import bench_caches, plugin_geometry
@@ -167,7 +167,7 @@ def sizes_path(run, key):
 def write_named(run, key):
     """Boot KEY's text_conflicts= pairs, each line named by the function that
     holds its first byte (System.map), an evictor outside the text by its
-    region, summed by (victim, evictor) (data.write_named())."""
+    region, summed by (victim, evictor) (named_pairs.write())."""
     syms = symbols(run.system_map(key))
     named = {}
     for i, (head, pairs) in read_conflicts(table_path(run.work, key, "text_conflicts")).items():
@@ -176,13 +176,13 @@ def write_named(run, key):
             c[syms.lookup(victim), syms.lookup(int(evictor, 16)) if evictor.startswith("0x")
               else "(%s)" % evictor] += n
         named[i] = (head.get("ktext", 0), c)
-    data.write_named(named_path(run, key), named)
+    named_pairs.write(named_path(run, key), named)
 
 
-def write_sizes(run, key, line):
-    """Image KEY's text_sizes() for the project's hot-text profile, and how
-    many functions that profile has: "hot N", then "text BYTES LINES REGION"."""
-    hot = {name for _, name, _ in hot_text.read(hot_text.project_profile())}
+def write_sizes(run, key, line, hot):
+    """Image KEY's text_sizes() for hot, the functions of the project's
+    hot-text profile, and how many they are: "hot N", then "text BYTES
+    LINES REGION"."""
     sizes_path(run, key).write_text("hot %d\ntext %d %d %d\n" % (
         len(hot), *text_sizes(run.system_map(key), hot, line)))
 
@@ -198,12 +198,12 @@ class Collisions:
     both lines named by their functions, per phase (write_named()'s files)."""
 
     def __init__(self, run, keys):
-        self.run, self.pairs, self.named, self.watched = run, {}, {}, {}
-        self.files = {k: data.read_named(named_path(run, k)) for k in keys}
-        for k in keys:
-            for i, (watched, pairs) in self.files[k].items():
-                self.pairs[k, i], self.watched[k, i] = pairs, watched
-                self.named[k, i] = sum(n for (v, _), n in pairs.items() if v != "[unknown]")
+        self.run = run
+        self.files = {k: named_pairs.read(named_path(run, k)) for k in keys}
+
+    def phase(self, k, i):
+        """Boot k's phase i: (its kernel-text conflict misses, their pairs)."""
+        return self.files[k].get(i, (0, collections.Counter()))
 
     def check(self, keys, raw):
         """TAP: each boot's named pairs add up to its kernel-text conflict
@@ -212,14 +212,15 @@ class Collisions:
         nearly every victim line."""
         for k in keys:
             phases = len(self.run.boots[k])
-            problems = data.named_problems(self.files[k], phases)
+            problems = named_pairs.problems(self.files[k], phases)
             if raw:
                 table = read_conflicts(table_path(self.run.work, k, "text_conflicts"))
                 for i, p in enumerate(self.run.boots[k]):
                     problems += ["phase %d: %s" % (i, x) for x in conflict_problems(
                         "text_conflicts", p, table.get(i, ({}, [])))]
-            named = sum(self.named.get((k, i), 0) for i in range(phases))
-            watched = sum(self.watched.get((k, i), 0) for i in range(phases))
+            named = sum(n for i in range(phases) for (v, _), n in self.phase(k, i)[1].items()
+                        if v != "[unknown]")
+            watched = sum(self.phase(k, i)[0] for i in range(phases))
             self.run.tap(not problems and named >= NAMED * watched,
                          "%s: L1I conflict pairs for each of %d phases add up to %s, and %d of "
                          "their %d kernel-text misses name a function (want %d%%)" % (
@@ -230,13 +231,13 @@ class Collisions:
     def rate(self, k, i):
         """Boot k's kernel-text conflict misses per event in phase i (web:
         ab's start-up included)."""
-        return self.run.boots[k][i].per(self.watched.get((k, i), 0))
+        return self.run.boots[k][i].per(self.phase(k, i)[0])
 
     def top(self, keys, i):
         """The phase's pairs pooled over boots keys: [(victim, evictor, share)]."""
         pooled = collections.Counter()
         for k in keys:
-            pooled.update(self.pairs.get((k, i), {}))
+            pooled.update(self.phase(k, i)[1])
         total = sum(pooled.values()) or 1
         return [(v, e, n / total) for (v, e), n in pooled.most_common(TOP_PAIRS)]
 
@@ -513,9 +514,11 @@ def main(argv=None):
     ok = run.check_boots([b[0] for b in boots])
     collisions = None
     if ok:
-        for k in keys if raw else []:
-            write_named(run, k)
-            write_sizes(run, k, line)
+        if raw:
+            hot = {name for _, name, _ in hot_text.read(hot_text.project_profile())}
+            for k in keys:
+                write_named(run, k)
+                write_sizes(run, k, line, hot)
         run.record_files += [f(run, k).name for k in keys for f in (named_path, sizes_path)]
         collisions = Collisions(run, keys)
         collisions.check(keys, raw)

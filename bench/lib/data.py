@@ -6,7 +6,6 @@ against its phase (conflict_problems()) and a boot's phases net of ab's
 start-up (net()).
 """
 
-import collections
 import re
 from pathlib import Path
 from typing import Any
@@ -61,47 +60,6 @@ def read_conflicts(path: Path | str, regions: bool = False) -> dict[int, Conflic
             pairs.append((int(kv["victim"], 16), kv["evictor"], int(kv["n"])) + (
                 (kv.get("victim_region", "?"), kv.get("evictor_region", "?"))
                 if regions else ()))
-    return out
-
-
-# A conflict table's pairs, their lines named (by owner, by function), per
-# phase: {phase: (watched, Counter {(victim, evictor): n})}, what a record
-# keeps of a table that is megabytes a boot.
-Named = dict[int, tuple[int, collections.Counter]]
-
-
-def write_named(path: Path, named: Named) -> None:
-    """A "phase PHASE WATCHED" line a phase, then its "pair PHASE VICTIM
-    EVICTOR N" lines in the order of each pair's first conflict (which a
-    report's ties keep), tab-separated."""
-    lines = []
-    for i in sorted(named):
-        watched, pairs = named[i]
-        lines.append("phase\t%d\t%d\n" % (i, watched))
-        lines += ["pair\t%d\t%s\t%s\t%d\n" % (i, v, e, n) for (v, e), n in pairs.items()]
-    path.write_text("".join(lines))
-
-
-def read_named(path: Path) -> Named:
-    """write_named()'s file."""
-    out: Named = {}
-    for line in path.read_text().splitlines():
-        w = line.split("\t")
-        if w[0] == "phase":
-            out[int(w[1])] = (int(w[2]), collections.Counter())
-        else:
-            out[int(w[1])][1][(w[2], w[3])] += int(w[4])
-    return out
-
-
-def named_problems(named: Named, phases: int) -> list[str]:
-    """What does not add up in a boot's named pairs: a phase missing, or
-    pairs that do not sum to its conflict misses."""
-    out = []
-    for i in range(phases):
-        watched, pairs = named.get(i, (None, collections.Counter()))
-        if watched is None or sum(pairs.values()) != watched:
-            out.append("phase %d: %s named against %s" % (i, sum(pairs.values()), watched))
     return out
 
 

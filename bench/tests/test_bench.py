@@ -22,7 +22,7 @@ TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))
 from bench import colouring as bench  # noqa: E402
 from bench import cpus, paired_bench  # noqa: E402
-from bench.lib import data, guest, probe, record, report, runner  # noqa: E402
+from bench.lib import data, guest, named_pairs, probe, record, report, runner  # noqa: E402
 import bench.__main__ as bench_main  # noqa: E402
 from harness import facts, qemu, tap, util  # noqa: E402
 
@@ -325,16 +325,16 @@ def main():
              1: (0, collections.Counter())}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "b.named"
-        data.write_named(path, named)
-        back = data.read_named(path)
+        named_pairs.write(path, named)
+        back = named_pairs.read(path)
         path.write_text(path.read_text().replace("\t2\n", "\t1\n"))
-        short = data.read_named(path)
+        short = named_pairs.read(path)
     t(back == named and list(back[0][1]) == list(named[0][1]) and
-      data.named_problems(back, 2) == [] and
-      data.named_problems(back, 3) == ["phase 2: 0 named against None"] and
-      data.named_problems(short, 2) == ["phase 0: 4 named against 5"],
+      named_pairs.problems(back, 2) == [] and
+      named_pairs.problems(back, 3) == ["phase 2: 0 named against None"] and
+      named_pairs.problems(short, 2) == ["phase 0: 4 named against 5"],
       "named pairs: written and read back in order; a missing phase and pairs that do not "
-      "add up are named", [back, data.named_problems(short, 3)])
+      "add up are named", [back, named_pairs.problems(short, 3)])
     # A page's prose from its template: sections, wrapped paragraphs joined,
     # {fields} filled, a {field} alone replaced by its table.
     with tempfile.TemporaryDirectory() as tmp:

@@ -149,6 +149,11 @@ def committed(t, tmp, kernels, seeds):
             if (out / f).read_bytes() == (page.parent / f).read_bytes()]
     t(len(same) == 2, "docs/results/falign-decision.md and .dat again from the %d committed "
       "raw files, byte for byte" % len(data))
+    # REPORT_ONLY=1 refuses a page whose analysis is not the frozen one: an
+    # edit to a pinned file (decision.py, paired.py, cpus.py, data.py) shows here.
+    changed = decision.changed_pins(only=("analysis", "latency"))
+    t(not changed, "the analysis and latency are the frozen pins' (%s), as REPORT_ONLY=1 "
+      "requires" % decision.PINS.relative_to(decision.ROOT), changed)
 
 
 if __name__ == "__main__":

@@ -1106,6 +1106,7 @@ class TypesTest(unittest.TestCase):
               "bench/lib/cases.py", "bench/lib/functions.py", "bench/lib/cost.py",
               "bench/lib/cpus.py", "bench/lib/paired.py", "bench/lib/pagemap.py",
               "bench/lib/probe.py", "bench/lib/guest.py", "bench/lib/record.py",
+              "bench/lib/named_pairs.py",
               "bench/cachesim/profile_diff.py"]
 
     def mypy(self, *args):
@@ -1122,7 +1123,7 @@ class TypesTest(unittest.TestCase):
 
         harness/: __init__, tap, facts, results, util, kconfig, check,
         bisect_check, deb; bench/lib/: __init__, cases, functions, cost, cpus,
-        paired, pagemap, probe, guest, record; bench/cachesim/profile_diff.py.  The modules they
+        paired, pagemap, probe, guest, record, named_pairs; bench/cachesim/profile_diff.py.  The modules they
         import are followed silently: checked, their errors not reported."""
         self.mypy("--strict", "--follow-imports=silent", *self.STRICT)
 
