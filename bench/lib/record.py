@@ -39,6 +39,22 @@ def record_argv(flags: argparse.ArgumentParser) -> list[str]:
     return own_argv([spec.name] + sys.argv[1:], flags)
 
 
+def replay_options() -> argparse.ArgumentParser:
+    """The flags of every tool that writes a page with a record, an argparse
+    parent parser: --report-only, --work and --out (python3 -m bench reports
+    passes all three)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--report-only", action="store_true",
+                   help="boot nothing: read the work dir (a full run's: its committed "
+                   "record), write the checks and the report again")
+    # Absolute: the tools make -C other dirs with OUT= inside it.
+    p.add_argument("--work", metavar="DIR", type=lambda d: Path(d).resolve(),
+                   help="the work dir (default build/bench/NAME)")
+    p.add_argument("--out", metavar="DIR", type=lambda d: Path(d).resolve(),
+                   help="write the page there, not into docs/results (or the work dir)")
+    return p
+
+
 def work_dir(opts: argparse.Namespace, name: str) -> Path:
     """An experiment's work dir: --work; else, for a full run's --report-only,
     its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""

@@ -392,6 +392,7 @@ def main():
       cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),
       "bench-cpus' primary hierarchy is the plugin's default caches (%s)" % cpus.PRIMARY)
     records(t)
+    writers(t)
     return t.plan()
 
 
@@ -464,6 +465,65 @@ def records(t):
       "a record with the stack top's evictions renamed in a boot gives another page (%s "
       "differ)" % " ".join(differ),
       r.stderr.splitlines()[-5:])
+
+
+def replay(module, work, out, *args):
+    """python3 -m MODULE ARGS --report-only --work WORK --out OUT, as bench
+    reports runs a record's writer."""
+    return subprocess.run([sys.executable, "-m", module, *args, "--report-only", "--work",
+                           str(work), "--out", str(out)], cwd=TOP, capture_output=True,
+                          text=True)
+
+
+def writers(t):
+    """The writers that keep a record outside bench run (gcc-cold-parts,
+    falign, reliability): a page from hand-made files, and a damaged record
+    refused with the file it names."""
+    with tempfile.TemporaryDirectory() as d:
+        work, out = Path(d) / "w", Path(d) / "out"
+        work.mkdir()
+        (work / "text-functions").write_text("10 f\n5 f.cold\n7 g\n")
+        (work / "probe-symbols").write_text("branch_a\nbranch_a.cold\nbranch_b\nother\n")
+        (work / "meta").write_text("date=D\ngcc=gcc 12\nimage=test\n")
+        r = replay("falign.cold_parts", work, out)
+        md = (out / "gcc-cold-parts.md").read_text() if r.returncode == 0 else ""
+        ok = "| functions in the text | 2 | 17 |" in md and \
+            "| their .cold parts (in .text.unlikely) | 1 | 5 |" in md and \
+            "f.cold (5 bytes)" in md and "branch_a yes, branch_b no" in md
+        t(ok, "gcc-cold-parts: the page from hand-made symbols (2 functions of 17 bytes, one "
+          ".cold part, the probe's split)", [] if ok else (r.stdout + r.stderr).splitlines()[-5:])
+        (work / "text-functions").write_text("10 f\nzz g\n")
+        r = replay("falign.cold_parts", work, out)
+        t(r.returncode == 2 and "text-functions line 2: not SIZE NAME" in r.stderr,
+          "gcc-cold-parts: a malformed symbol line is refused, by file and line",
+          r.stderr.splitlines()[-3:])
+    t(qemu_console_deepest(), "reliability: the deepest stack is the fewest bytes left, "
+      "with the task that left them")
+    for name, module, args, damage, says in (
+            ("falign", "falign.report", [], lambda r: (r / "falign-64b.falign.json").write_text(
+                (r / "falign-64b.falign.json").read_text().replace('"crossing"', '"x"')),
+             "lacks crossing"),
+            ("reliability", "selftests.reliability", ["check"],
+             lambda r: (r / "storm.log").unlink(), "holds the consoles of set check")):
+        kept = record.RECORDS / name
+        if not (kept / "argv").exists():
+            t.skip("%s: a damaged record is refused" % name, "no %s record" % name)
+            continue
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copytree(kept, Path(d) / "r")
+            damage(Path(d) / "r")
+            r = replay(module, Path(d) / "r", Path(d) / "out", *args)
+        t(r.returncode != 0 and says in r.stdout + r.stderr,
+          "%s: a damaged record is refused (%s)" % (name, says),
+          (r.stdout + r.stderr).splitlines()[-3:])
+
+
+def qemu_console_deepest():
+    from selftests import reliability
+    console = ("[    1.0] mount (52) used greatest stack depth: 12472 bytes left\n"
+               "[    2.0] ln (59) used greatest stack depth: 10936 bytes left\n")
+    return reliability.deepest_stack(console) == (10936, "ln") and \
+        reliability.deepest_stack("no figure") is None
 
 
 if __name__ == "__main__":
