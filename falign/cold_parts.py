@@ -60,6 +60,7 @@ def measure(vmlinux, work):
 def read(work):
     """(text functions [(size, name)], {probe function: split}, meta) of a
     run's files; util.Error names a file that is missing or malformed."""
+    meta = record.read_meta(work / META, ("date", "gcc", "image"))
     try:
         funcs = []
         for n, line in enumerate((work / TEXT).read_text().splitlines(), 1):
@@ -68,8 +69,7 @@ def read(work):
                 raise util.Error("%s line %d: not SIZE NAME: %r" % (work / TEXT, n, line))
             funcs.append((int(size), name))
         names = (work / PROBE_SYMBOLS).read_text().split()
-        meta = dict(line.split("=", 1) for line in (work / META).read_text().splitlines())
-    except (OSError, ValueError) as e:
+    except OSError as e:
         raise util.Error("%s: not a run of falign.cold_parts: %s" % (work, e))
     split = {f: f + ".cold" in names for f in names
              if f.startswith("branch_") and not f.endswith(".cold")}
@@ -99,33 +99,33 @@ def page(funcs, split, meta, where):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, parents=[record.replay_options()],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--image", default="test", help="the facts.tsv image (default test)")
+    p.add_argument("--image", help="the facts.tsv image (default test; a replay's is its "
+                   "record's)")
     opts = p.parse_args(argv)
+    if opts.report_only and opts.image:
+        p.error("--image: a replay's image is the one its record names")
     work = opts.work or (record.RECORDS / NAME if opts.report_only
                          else util.BUILD / "bench" / NAME)
     out = opts.out or facts.ROOT / "docs/results"
     keep = not opts.report_only and not opts.out     # a run for docs/results
+    image = opts.image or "test"
     try:
         if not opts.report_only:
-            img = kernel.image(opts.image)
-            measure(Path(img.path) / "vmlinux", work)
+            measure(Path(kernel.image(image).path) / "vmlinux", work)
             (work / META).write_text("date=%s\ngcc=%s\nimage=%s\n" % (
                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                util.tool_version(["gcc", "--version"]), opts.image))
-        if keep:    # the record first; the page is written from it
+                util.tool_version(["gcc", "--version"]), image))
+        funcs, split, meta = read(work)
+        if keep:    # what was read is what the record keeps and the page says
             (work / "pages").write_text(NAME + ".md\n")
             record.write(record.RECORDS / NAME, work, [TEXT, PROBE_SYMBOLS, META, COMMANDS,
                                                        "pages"],
-                         ["falign.cold_parts"] + ([] if opts.image == "test"
-                                                  else ["--image", opts.image]))
+                         ["falign.cold_parts"])     # the image: meta's
             work = record.RECORDS / NAME
-        funcs, split, meta = read(work)
     except (util.Error, subprocess.CalledProcessError, OSError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    where = "data/%s/" % NAME if work == record.RECORDS / NAME else \
-        str(work).replace(str(facts.ROOT) + "/", "")
-    md = page(funcs, split, meta, where)
+    md = page(funcs, split, meta, record.where(work))
     out.mkdir(parents=True, exist_ok=True)
     (out / (NAME + ".md")).write_text(md)
     if keep:

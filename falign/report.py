@@ -18,10 +18,13 @@ from harness import facts, kernel, qemu, results, util
 HERE = Path(__file__).resolve().parent
 NAME = "falign"
 JSON = ".falign.json"
-# What table() reads of falign-report's report of a file.
-REPORT_KEYS = ("function_bytes", "small_padding_bytes", "crossing", "short_functions", "aligned",
-               "functions", "lines_touched", "lines_lower_bound", "minimal_lines_layout",
-               "packed_layout")
+CHOICES = "choices"     # a record's choices and their labels, a line each, in order
+# What table() reads of falign-report's report of a file, and of what type.
+LAYOUT = {"bytes": int, "lines_touched": int}
+REPORT = {"function_bytes": int, "small_padding_bytes": int, "crossing": int,
+          "short_functions": int, "aligned": {"64": int}, "functions": int,
+          "lines_touched": int, "lines_lower_bound": int, "minimal_lines_layout": LAYOUT,
+          "packed_layout": LAYOUT}
 
 HEAD = """# Function alignment: text size against cache lines touched
 
@@ -81,39 +84,64 @@ def table(rows, day, where):
 
 def measure(work):
     """The run: each falign image's falign-report --json and its two CONFIG_
-    values, NAME.falign.json in work (bench-sweep keeps the same files), and
-    meta (the date)."""
+    values (NAME.falign.json), the choices and their labels (choices, from
+    facts.tsv's falign rows) and the date (meta), into work."""
     subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"], check=True)
     work.mkdir(parents=True, exist_ok=True)
-    for name in facts.table("falign"):
+    choices = facts.table("falign")
+    for name in choices:
         img = kernel.image(name)
         r = subprocess.run([str(HERE / "falign-report"), "--json", str(img.path / "vmlinux")],
                            check=True, capture_output=True, text=True)
-        report = json.loads(r.stdout)
-        for f in report["files"]:
-            f["path"] = "vmlinux"   # not the image cache's path
+        try:
+            report = json.loads(r.stdout)
+            for f in report["files"]:
+                f["path"] = "vmlinux"   # not the image cache's path
+        except (ValueError, KeyError, TypeError) as e:
+            raise util.Error("falign-report --json on %s's vmlinux: not its report (%s)"
+                             % (name, e))
         report["config"] = dict(re.findall(
             r'^(CONFIG_(?:FUNCTION_ALIGNMENT|CC_VERSION_TEXT))="?(.*?)"?$',
             (img.path / "config").read_text(), re.M))
         (work / (name + JSON)).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    (work / CHOICES).write_text("".join("%s\t%s\n" % (n, label) for n, (label,) in
+                                        choices.items()))
     (work / "meta").write_text("date=%s\n" % date.today().isoformat())
 
 
+def problems(value, schema, where="report"):
+    """What of schema value lacks or holds as another type."""
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            return ["%s is not an object" % where]
+        return [p for k, s in schema.items()
+                for p in (problems(value[k], s, "%s.%s" % (where, k)) if k in value
+                          else ["no %s.%s" % (where, k)])]
+    return [] if isinstance(value, schema) else ["%s is not %s" % (where, schema.__name__)]
+
+
 def read(work):
-    """[(label, config, report)] of a run's files, facts.tsv's falign rows in
-    order, and its date; util.Error names what is missing or malformed."""
+    """[(label, config, report)] of a run's files, its choices in order, and
+    its date; util.Error names what is missing or malformed."""
+    day = record.read_meta(work / "meta", ("date",))["date"]
     try:
         rows = []
-        for name, (label,) in facts.table("falign").items():
+        lines = (work / CHOICES).read_text().splitlines()
+        for n, line in enumerate(lines, 1):
+            name, tab, label = line.partition("\t")
+            if not tab or not name or not label:
+                raise util.Error("%s line %d: not NAME<tab>LABEL: %r" % (work / CHOICES, n, line))
             report = json.loads((work / (name + JSON)).read_text())
-            missing = [k for k in REPORT_KEYS if k not in report["files"][0]]
-            if missing:
-                raise ValueError("%s%s lacks %s" % (name, JSON, ", ".join(missing)))
+            bad = problems(report, {"files": list, "config": dict}) or \
+                problems((report["files"] or [None])[0], REPORT, "files[0]")
+            if bad:
+                raise util.Error("%s: %s" % (work / (name + JSON), "; ".join(bad)))
             rows.append((label, report["config"], report["files"][0]))
-        meta = dict(line.split("=", 1) for line in (work / "meta").read_text().splitlines())
-        return rows, meta["date"]
-    except (OSError, ValueError, KeyError, IndexError) as e:
+    except (OSError, ValueError) as e:
         raise util.Error("%s: not a run of falign.report: %s" % (work, e))
+    if not rows:
+        raise util.Error("%s: no choices" % (work / CHOICES))
+    return rows, day
 
 
 def main(argv=None):
@@ -121,6 +149,8 @@ def main(argv=None):
                                 parents=[record.replay_options()],
                                 epilog="(from the top of the tree, not by its path)")
     opts = p.parse_args(argv)
+    if opts.out and opts.out.suffix == ".md":
+        p.error("--out %s: a directory (the page is NAME.md in it)" % opts.out)
     work = opts.work or (record.RECORDS / NAME if opts.report_only
                          else util.BUILD / "bench" / NAME)
     out = opts.out or facts.ROOT / "docs/results"
@@ -128,21 +158,19 @@ def main(argv=None):
     try:
         if not opts.report_only:
             measure(work)
-            if keep:    # a run for docs/results keeps its record; the page reads it
-                (work / "pages").write_text(NAME + ".md\n")
-                record.write(record.RECORDS / NAME, work,
-                             [n + JSON for n in facts.table("falign")] + ["meta", "pages"],
-                             ["falign.report"])
-                work = record.RECORDS / NAME
         rows, day = read(work)
+        if keep:    # what was read is what the record keeps and the page says
+            (work / "pages").write_text(NAME + ".md\n")
+            record.write(record.RECORDS / NAME, work, [
+                n + JSON for n in facts.table("falign")] + [CHOICES, "meta", "pages"],
+                ["falign.report"])
+            work = record.RECORDS / NAME
     except (util.Error, subprocess.CalledProcessError, OSError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2
-    where = "data/%s/" % NAME if work == record.RECORDS / NAME else \
-        str(work).replace(str(facts.ROOT) + "/", "")
     qemu.say("falign-report", "writing %s" % (out / (NAME + ".md")))
     out.mkdir(parents=True, exist_ok=True)
-    md = table(rows, day, where)
+    md = table(rows, day, record.where(work))
     (out / (NAME + ".md")).write_text(md)
     if keep:
         results.record([out / (NAME + ".md")], first="falign")
