@@ -9,7 +9,11 @@ falign/cold-probe.c (an unlikely() branch, a branch to a __cold call, one to
 a noreturn call) with the kernel's -O2 -fno-asynchronous-unwind-tables to
 see which GCC splits.
 
-usage: python3 -m falign.cold_parts [--image NAME] [--out FILE]
+The run keeps its record in docs/results/data/gcc-cold-parts/: the text
+symbols (size and name), the probe object's symbols, the commands and the
+compiler; --report-only writes the page again from it.
+
+usage: python3 -m falign.cold_parts [--image NAME] [--report-only] [--work DIR] [--out DIR]
        (from the top of the tree, not by its path)
 """
 
@@ -17,65 +21,116 @@ import argparse
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from harness import facts, kernel, util
+from bench.lib import record
+from harness import facts, kernel, results, util
 
 HERE = Path(__file__).resolve().parent
-
+NAME = "gcc-cold-parts"
 PROBE = HERE / "cold-probe.c"
 PROBE_FLAGS = ["-O2", "-fno-asynchronous-unwind-tables"]
+# The files of a run, its record's: what the page is computed from.
+TEXT, PROBE_SYMBOLS, META, COMMANDS = "text-functions", "probe-symbols", "meta", "commands"
 
 
-def text_functions(vmlinux):
-    """[(size, name)] of the text symbols with a size (nm -S)."""
-    out = subprocess.run(["nm", "-S", str(vmlinux)], capture_output=True, text=True, check=True)
-    return [(int(w[1], 16), w[3]) for w in map(str.split, out.stdout.splitlines())
-            if len(w) == 4 and w[2] in "tT"]
+def nm(*args):
+    return subprocess.run(["nm", *map(str, args)], capture_output=True, text=True,
+                          check=True).stdout
 
 
-def probe_split(cc="gcc"):
-    """{function of the probe: True if GCC gave it a .cold part}."""
+def measure(vmlinux, work):
+    """The run: the text symbols of vmlinux with a size (nm -S: "SIZE NAME",
+    decimal) and the probe object's symbol names, into work."""
+    work.mkdir(parents=True, exist_ok=True)
+    (work / TEXT).write_text("".join("%d %s\n" % (int(w[1], 16), w[3])
+                                     for w in map(str.split, nm("-S", vmlinux).splitlines())
+                                     if len(w) == 4 and w[2] in "tT"))
+    cc = ["gcc"] + PROBE_FLAGS + ["-c", str(PROBE.relative_to(facts.ROOT))]
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "probe.o"
-        subprocess.run([cc] + PROBE_FLAGS + ["-c", str(PROBE), "-o", str(obj)], check=True)
-        names = [w[-1] for w in map(str.split, subprocess.run(
-            ["nm", str(obj)], capture_output=True, text=True, check=True).stdout.splitlines())]
-    funcs = [n for n in names if not n.endswith(".cold") and n.startswith("branch_")]
-    return {f: f + ".cold" in names for f in funcs}
+        subprocess.run(cc + ["-o", str(obj)], check=True, cwd=facts.ROOT)
+        (work / PROBE_SYMBOLS).write_text("".join(w[-1] + "\n" for w in map(
+            str.split, nm(obj).splitlines()) if w))
+    (work / COMMANDS).write_text("nm -S vmlinux   # its t and T symbols: %s\n%s -o probe.o; "
+                                 "nm probe.o   # %s\n" % (TEXT, " ".join(cc), PROBE_SYMBOLS))
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--image", default="test", help="the facts.tsv image (default test)")
-    p.add_argument("--out", type=Path, default=facts.ROOT / "docs/results/gcc-cold-parts.md")
-    opts = p.parse_args(argv)
+def read(work):
+    """(text functions [(size, name)], {probe function: split}, meta) of a
+    run's files; util.Error names a file that is missing or malformed."""
+    meta = record.read_meta(work / META, ("date", "gcc", "image"))
     try:
-        img = kernel.image(opts.image)
-    except util.Error as e:
-        print("error: image %s: %s" % (opts.image, e), file=sys.stderr)
-        return 2
-    funcs = text_functions(Path(img.path) / "vmlinux")
+        funcs = []
+        for n, line in enumerate((work / TEXT).read_text().splitlines(), 1):
+            size, _, name = line.partition(" ")
+            if not size.isdigit() or not name:
+                raise util.Error("%s line %d: not SIZE NAME: %r" % (work / TEXT, n, line))
+            funcs.append((int(size), name))
+        names = (work / PROBE_SYMBOLS).read_text().split()
+    except OSError as e:
+        raise util.Error("%s: not a run of falign.cold_parts: %s" % (work, e))
+    split = {f: f + ".cold" in names for f in names
+             if f.startswith("branch_") and not f.endswith(".cold")}
+    return funcs, split, meta
+
+
+def page(funcs, split, meta, where):
     cold = sorted(((s, n) for s, n in funcs if n.endswith(".cold")), reverse=True)
-    total = sum(s for s, _ in funcs)
-    split = probe_split()
-    gcc = subprocess.run(["gcc", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
-    lines = [
+    total, cold_bytes = sum(s for s, _ in funcs), sum(s for s, _ in cold)
+    image = meta["image"]
+    return "\n".join([
         "# Hot and cold within functions: what GCC splits without profile feedback", "",
-        "Generated by `make falign-cold-parts%s` (falign/cold_parts.py): %s; the %s image "
-        "(`nm -S vmlinux`)." % ("" if opts.image == "test" else " IMAGE=" + opts.image, gcc,
-                                 opts.image), "",
+        "Generated by `make falign-cold-parts%s` (falign/cold_parts.py) on %s: %s; the %s image "
+        "(`nm -S vmlinux`).  The run's commands and raw files: `%s` (`--report-only` writes "
+        "this page again from them)." % ("" if image == "test" else " IMAGE=" + image,
+                                          meta["date"], meta["gcc"], image, where), "",
         "| what | count | bytes |", "| --- | ---: | ---: |",
-        "| functions in the text | %d | %d |" % (len(funcs) - len(cold), total - sum(s for s, _ in cold)),
-        "| their .cold parts (in .text.unlikely) | %d | %d |" % (len(cold), sum(s for s, _ in cold)),
+        "| functions in the text | %d | %d |" % (len(funcs) - len(cold), total - cold_bytes),
+        "| their .cold parts (in .text.unlikely) | %d | %d |" % (len(cold), cold_bytes),
         "", "The largest .cold parts: %s." % (", ".join("%s (%d bytes)" % (n, s)
                                                      for s, n in cold[:5]) or "none"), "",
         "`falign/cold-probe.c` compiled with `gcc %s`: a .cold part for %s." % (
             " ".join(PROBE_FLAGS), ", ".join("%s %s" % (f, "yes" if v else "no")
-                                              for f, v in split.items())), ""]
-    opts.out.write_text("\n".join(lines))
-    print("\n".join(lines))
+                                              for f, v in sorted(split.items()))), ""])
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, parents=[record.replay_options()],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--image", help="the facts.tsv image (default test; a replay's is its "
+                   "record's)")
+    opts = p.parse_args(argv)
+    if opts.report_only and opts.image:
+        p.error("--image: a replay's image is the one its record names")
+    work = opts.work or (record.RECORDS / NAME if opts.report_only
+                         else util.BUILD / "bench" / NAME)
+    out = opts.out or facts.ROOT / "docs/results"
+    keep = not opts.report_only and not opts.out     # a run for docs/results
+    image = opts.image or "test"
+    try:
+        if not opts.report_only:
+            measure(Path(kernel.image(image).path) / "vmlinux", work)
+            (work / META).write_text("date=%s\ngcc=%s\nimage=%s\n" % (
+                time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                util.tool_version(["gcc", "--version"]), image))
+        funcs, split, meta = read(work)
+        if keep:    # what was read is what the record keeps and the page says
+            (work / "pages").write_text(NAME + ".md\n")
+            record.write(record.RECORDS / NAME, work, [TEXT, PROBE_SYMBOLS, META, COMMANDS,
+                                                       "pages"],
+                         ["falign.cold_parts"])     # the image: meta's
+            work = record.RECORDS / NAME
+    except (util.Error, subprocess.CalledProcessError, OSError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    md = page(funcs, split, meta, record.where(work))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / (NAME + ".md")).write_text(md)
+    if keep:
+        results.record([out / (NAME + ".md")], first="falign")
+    print(md, end="")
     return 0
 
 

@@ -1,9 +1,9 @@
 """make falign-report: the kernel of each function alignment choice (facts.tsv's
 falign rows), falign-report --json on its vmlinux, and the table written to
-docs/results/falign.md (--out FILE, make's OUT=FILE: elsewhere) and printed; then, under it, the
-L1I misses of the same choices across text layouts, from make
-falign-layouts's docs/results/falign-layouts.md (which make falign-report
-runs first)."""
+docs/results/falign.md (--out DIR, make's OUT=DIR: elsewhere) and printed.
+A run keeps its record (each choice's JSON) in docs/results/data/falign/;
+--report-only writes the page again from it.  The same choices' L1I misses
+across text layouts are make falign-layouts's page."""
 import argparse
 import json
 import re
@@ -12,16 +12,29 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from harness import facts, kernel, qemu, util
+from bench.lib import record
+from harness import facts, kernel, qemu, results, util
 
 HERE = Path(__file__).resolve().parent
+NAME = "falign"
+JSON = ".falign.json"
+CHOICES = "choices"     # a record's choices and their labels, a line each, in order
+# What table() reads of falign-report's report of a file, and of what type.
+LAYOUT = {"bytes": int, "lines_touched": int}
+REPORT = {"function_bytes": int, "small_padding_bytes": int, "crossing": int,
+          "short_functions": int, "aligned": {"64": int}, "functions": int,
+          "lines_touched": int, "lines_lower_bound": int, "minimal_lines_layout": LAYOUT,
+          "packed_layout": LAYOUT}
 
 HEAD = """# Function alignment: text size against cache lines touched
 
 Made by `make falign-report` (falign/report.py) on %s: one kernel per
 choice of the "Function alignment" Kconfig choice, tinyconfig +
 `Kconfig-fragments/qemu-test.config` + `falign-CHOICE.config`, %s;
-figures from `falign/falign-report --json vmlinux`.
+figures from `falign/falign-report --json vmlinux`, each choice's kept in
+`%s` (`--report-only` writes this page again from them).  What each
+choice does to L1I misses across text layouts, under the cache
+simulator: [falign-layouts.md](falign-layouts.md) (`make falign-layouts`).
 
 - *text*: the functions' own bytes plus the padding between them (gaps
   under 4 KiB: larger ones are section alignment, which a larger text
@@ -44,13 +57,14 @@ def pct(x, base):
     return "%+.1f%%" % (100.0 * (x - base) / base) if base else "n/a"
 
 
-def table(rows):
+def table(rows, day, where):
     """Markdown of [(label, {CONFIG_: value}, falign-report's file report)],
-    the first row the 16-byte build the others are compared with."""
+    the first row the 16-byte build the others are compared with; day: the
+    run's date, where: its files."""
     for _, _, r in rows:  # text: the functions' bytes and the padding between them
         r["text"] = r["function_bytes"] + r["small_padding_bytes"]
     base = rows[0][2]
-    out = [HEAD % (date.today().isoformat(), rows[0][1].get("CONFIG_CC_VERSION_TEXT", "?"))]
+    out = [HEAD % (day, rows[0][1].get("CONFIG_CC_VERSION_TEXT", "?"), where)]
     for label, config, r in rows:
         out.append("| %s | %s | %d | %s | %d | %d / %d | %d of %d | %d | %s |\n" % (
             label, config.get("CONFIG_FUNCTION_ALIGNMENT", "?"), r["text"],
@@ -68,40 +82,101 @@ def table(rows):
     return "".join(out)
 
 
-def layouts_section(path):
-    """falign-layouts.md's text under a heading of this report's, or a line
-    saying it is missing."""
-    if not path.exists():
-        return "\n## Across text layouts\n\nNo %s: run `make falign-layouts`.\n" % path.name
-    body = path.read_text().split("\n", 1)[1]
-    return "\n## Across text layouts: L1I misses\n\nFrom `%s` (`make falign-layouts`), " \
-        "whole:\n%s" % (path.name, body.replace("\n## ", "\n### "))
+def measure(work):
+    """The run: each falign image's falign-report --json and its two CONFIG_
+    values (NAME.falign.json), the choices and their labels (choices, from
+    facts.tsv's falign rows) and the date (meta), into work."""
+    subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"], check=True)
+    work.mkdir(parents=True, exist_ok=True)
+    choices = facts.table("falign")
+    for name in choices:
+        img = kernel.image(name)
+        r = subprocess.run([str(HERE / "falign-report"), "--json", str(img.path / "vmlinux")],
+                           check=True, capture_output=True, text=True)
+        try:
+            report = json.loads(r.stdout)
+            for f in report["files"]:
+                f["path"] = "vmlinux"   # not the image cache's path
+        except (ValueError, KeyError, TypeError) as e:
+            raise util.Error("falign-report --json on %s's vmlinux: not its report (%s)"
+                             % (name, e))
+        report["config"] = dict(re.findall(
+            r'^(CONFIG_(?:FUNCTION_ALIGNMENT|CC_VERSION_TEXT))="?(.*?)"?$',
+            (img.path / "config").read_text(), re.M))
+        (work / (name + JSON)).write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    (work / CHOICES).write_text("".join("%s\t%s\n" % (n, label) for n, (label,) in
+                                        choices.items()))
+    (work / "meta").write_text("date=%s\n" % date.today().isoformat())
+
+
+def problems(value, schema, where="report"):
+    """What of schema value lacks or holds as another type."""
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            return ["%s is not an object" % where]
+        return [p for k, s in schema.items()
+                for p in (problems(value[k], s, "%s.%s" % (where, k)) if k in value
+                          else ["no %s.%s" % (where, k)])]
+    return [] if isinstance(value, schema) else ["%s is not %s" % (where, schema.__name__)]
+
+
+def read(work):
+    """[(label, config, report)] of a run's files, its choices in order, and
+    its date; util.Error names what is missing or malformed."""
+    day = record.read_meta(work / "meta", ("date",))["date"]
+    try:
+        rows = []
+        lines = (work / CHOICES).read_text().splitlines()
+        for n, line in enumerate(lines, 1):
+            name, tab, label = line.partition("\t")
+            if not tab or not name or not label:
+                raise util.Error("%s line %d: not NAME<tab>LABEL: %r" % (work / CHOICES, n, line))
+            report = json.loads((work / (name + JSON)).read_text())
+            bad = problems(report, {"files": list, "config": dict}) or \
+                problems((report["files"] or [None])[0], REPORT, "files[0]")
+            if bad:
+                raise util.Error("%s: %s" % (work / (name + JSON), "; ".join(bad)))
+            rows.append((label, report["config"], report["files"][0]))
+    except (OSError, ValueError) as e:
+        raise util.Error("%s: not a run of falign.report: %s" % (work, e))
+    if not rows:
+        raise util.Error("%s: no choices" % (work / CHOICES))
+    return rows, day
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python3 -m falign.report", description=__doc__,
+                                parents=[record.replay_options()],
                                 epilog="(from the top of the tree, not by its path)")
-    p.add_argument("--out", metavar="FILE", type=Path,
-                   default=facts.ROOT / "docs/results/falign.md", help="where the table goes (default docs/results/falign.md)")
-    out = p.parse_args(argv).out
-    subprocess.run(["make", "-s", "-C", str(HERE), "falign-report"], check=True)
-    rows = []
+    opts = p.parse_args(argv)
+    if opts.out and opts.out.suffix == ".md":
+        p.error("--out %s: a directory (the page is NAME.md in it)" % opts.out)
+    work = opts.work or (record.RECORDS / NAME if opts.report_only
+                         else util.BUILD / "bench" / NAME)
+    out = opts.out or facts.ROOT / "docs/results"
+    keep = not opts.report_only and not opts.out     # a run for docs/results
     try:
-        for name, (label,) in facts.table("falign").items():
-            img = kernel.image(name)
-            r = subprocess.run([str(HERE / "falign-report"), "--json", str(img.path / "vmlinux")],
-                               check=True, capture_output=True)
-            config = dict(re.findall(r'^(CONFIG_(?:FUNCTION_ALIGNMENT|CC_VERSION_TEXT))="?(.*?)"?$',
-                                     (img.path / "config").read_text(), re.M))
-            rows.append((label, config, json.loads(r.stdout)["files"][0]))
-    except util.Error as e:
-        sys.exit("error: %s" % e)
-    qemu.say("falign-report", "writing %s" % out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    md = table(rows) + layouts_section(out.parent / "falign-layouts.md")
-    out.write_text(md)
+        if not opts.report_only:
+            measure(work)
+        rows, day = read(work)
+        if keep:    # what was read is what the record keeps and the page says
+            (work / "pages").write_text(NAME + ".md\n")
+            record.write(record.RECORDS / NAME, work, [
+                n + JSON for n in facts.table("falign")] + [CHOICES, "meta", "pages"],
+                ["falign.report"])
+            work = record.RECORDS / NAME
+    except (util.Error, subprocess.CalledProcessError, OSError) as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 2
+    qemu.say("falign-report", "writing %s" % (out / (NAME + ".md")))
+    out.mkdir(parents=True, exist_ok=True)
+    md = table(rows, day, record.where(work))
+    (out / (NAME + ".md")).write_text(md)
+    if keep:
+        results.record([out / (NAME + ".md")], first="falign")
     sys.stdout.write(md)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -65,8 +65,10 @@ bisect-check: ## [check] build every commit of the series on its own, built in a
 
 # trinity and fork storms on the KASAN + lockdep image, and the memory with
 # 10,000 threads: SET=check (make check's minute each) or SET=full.
-reliability: deps-kernel ## [check] trinity and fork storms, memory with 10,000 threads (SET=check|full|memory)
-	@python3 -m selftests.reliability $(SET)
+# PUBLISH=1 (SET=check): the consoles kept in docs/results/data/reliability/
+# and docs/results/reliability.md written from them; REPORT_ONLY=1 again.
+reliability: deps-kernel ## [check] trinity and fork storms, memory with 10,000 threads (SET=check|full|memory; PUBLISH=1, REPORT_ONLY=1: docs/results/reliability.md)
+	@python3 -m selftests.reliability $(SET) $(if $(PUBLISH),--publish) $(if $(REPORT_ONLY),--report-only)
 
 .PHONY: static-check
 
@@ -78,10 +80,11 @@ static-check: deps-checkers ## [check] sparse, W=1, kernel-doc, coccicheck, get_
 
 .PHONY: falign-report
 
-# One kernel per function alignment choice, compared, and each choice across
-# text layouts (make falign-layouts, run first) -> docs/results/falign.md.
-falign-report: deps-bench falign-layouts ## [bench] one kernel per function alignment choice, compared, and across text layouts -> docs/results/falign.md
-	@python3 -m falign.report $(if $(OUT),--out "$(abspath $(OUT))")
+# One kernel per function alignment choice, its text and the cache lines it
+# touches (falign/falign-report) -> docs/results/falign.md and its record
+# (OUT=DIR: the page there, no record; REPORT_ONLY=1: the page from the record).
+falign-report: deps-kernel ## [bench] one kernel per function alignment choice, its text and the lines it touches -> docs/results/falign.md (OUT=, REPORT_ONLY=1)
+	@python3 -m falign.report $(if $(OUT),--out "$(abspath $(OUT))") $(if $(REPORT_ONLY),--report-only)
 
 # make falign-layouts [QUICK=1]: each function alignment choice in three text
 # layouts (the bench series' seeded pads), booted under the cache simulator:
@@ -148,8 +151,8 @@ falign-sham: deps-kernel ## [bench] the code-layout decision's sham profile -> f
 # and a probe file's cold branches (falign/cold_parts.py) ->
 # docs/results/gcc-cold-parts.md.
 .PHONY: falign-cold-parts
-falign-cold-parts: deps-kernel ## [bench] what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=)
-	@python3 -m falign.cold_parts $(if $(IMAGE),--image $(IMAGE))
+falign-cold-parts: deps-kernel ## [bench] what GCC splits hot from cold within functions, without profile feedback -> docs/results/gcc-cold-parts.md (IMAGE=, REPORT_ONLY=1)
+	@python3 -m falign.cold_parts $(if $(IMAGE),--image $(IMAGE)) $(if $(REPORT_ONLY),--report-only)
 
 # make hot-text-profile: a hot-text profile from one boot of the test image
 # under the cache simulator's instruction profile on the programs of

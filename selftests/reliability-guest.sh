@@ -11,8 +11,11 @@ CG=/sys/fs/cgroup
 
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^kcolour\.$1=//p"; }
 
-# The per-colour live counts against the task listings (colour-counts.c).
+# The per-colour live counts against the task listings (colour-counts.c),
+# and every deepest-stack figure of the boot: the kernel prints them at
+# KERN_INFO, which the console stops showing once /init quietens it.
 check_counts() {
+	dmesg | grep 'used greatest stack depth' | sed 's/^/STACK /'
 	colour-counts live tasks
 	# shellcheck disable=SC2012 # counts PID directories, whose names are digits
 	echo "TASKS $(ls -d /proc/[0-9]* | wc -l)"

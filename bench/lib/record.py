@@ -39,6 +39,51 @@ def record_argv(flags: argparse.ArgumentParser) -> list[str]:
     return own_argv([spec.name] + sys.argv[1:], flags)
 
 
+def replay_options() -> argparse.ArgumentParser:
+    """The flags of every tool that writes a page with a record, an argparse
+    parent parser: --report-only, --work and --out (python3 -m bench reports
+    passes all three)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--report-only", action="store_true",
+                   help="boot nothing: read the work dir (a full run's: its committed "
+                   "record), write the checks and the report again")
+    # Absolute: the tools make -C other dirs with OUT= inside it.
+    p.add_argument("--work", metavar="DIR", type=lambda d: Path(d).resolve(),
+                   help="the work dir (default: the tool's, build/bench/NAME for bench "
+                   "run's; with --report-only, the committed record)")
+    p.add_argument("--out", metavar="DIR", type=lambda d: Path(d).resolve(),
+                   help="write the page there, not into docs/results (or the work dir)")
+    return p
+
+
+def read_meta(path: Path, keys: Sequence[str] = ()) -> dict[str, str]:
+    """A run's meta file (KEY=VALUE lines) with at least keys; util.Error
+    names the file and the line or the key that is wrong."""
+    meta = {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as e:
+        raise util.Error("%s: %s" % (path, e.strerror))
+    for n, line in enumerate(lines, 1):
+        key, eq, value = line.partition("=")
+        if not eq or not key:
+            raise util.Error("%s line %d: not KEY=VALUE: %r" % (path, n, line))
+        meta[key] = value
+    missing = [k for k in keys if k not in meta]
+    if missing:
+        raise util.Error("%s: no %s" % (path, ", ".join(missing)))
+    return meta
+
+
+def where(work: Path) -> str:
+    """Where a page says its run's files are: a record relative to
+    docs/results (data/NAME/), else the dir relative to the top."""
+    work = work.resolve()
+    if work.parent == RECORDS.resolve():
+        return "data/%s/" % work.name
+    return str(work).replace(str(ROOT) + "/", "") + "/"
+
+
 def work_dir(opts: argparse.Namespace, name: str) -> Path:
     """An experiment's work dir: --work; else, for a full run's --report-only,
     its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""

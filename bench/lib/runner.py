@@ -75,21 +75,13 @@ def table_path(work: Path, name: str, option: str) -> Path:
 def options(quick=True):
     """The flags every bench tool shares, an argparse parent parser: its
     parse gives Run's replay=, resume=, work= and jobs= (run_args())."""
-    p = argparse.ArgumentParser(add_help=False)
+    p = argparse.ArgumentParser(add_help=False, parents=[record_mod.replay_options()])
     if quick:
         p.add_argument("--quick", action="store_true",
                        help="the smoke run (make check's): fewer cases and layouts, results "
                        "in build/bench/NAME-quick, docs/ not touched")
     p.add_argument("--resume", action="store_true",
                    help="continue the run in the work dir: boot only what it lacks")
-    p.add_argument("--report-only", action="store_true",
-                   help="boot nothing: read the work dir (a full run's: its committed "
-                   "record), write the checks and the report again")
-    # Absolute: the tools make -C other dirs with OUT= inside it.
-    p.add_argument("--work", metavar="DIR", type=lambda d: Path(d).resolve(),
-                   help="the work dir (default build/bench/NAME)")
-    p.add_argument("--out", metavar="DIR", type=lambda d: Path(d).resolve(),
-                   help="write the page there, not into docs/results (or the work dir)")
     p.add_argument("--jobs", metavar="N", type=int, default=2,
                    help="boots at a time (default 2)")
     p.add_argument("--pool", choices=("builtin", "parallel"), default="builtin",

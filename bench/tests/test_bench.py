@@ -11,6 +11,7 @@ kcolour-probe on the fixture.
 
 import collections
 import importlib
+import json
 import re
 import shutil
 import subprocess
@@ -392,6 +393,7 @@ def main():
       cpus.PRIMARY == "-".join("%d:%d:%d" % caches[c] for c in ("L1D", "L1I", "L2")),
       "bench-cpus' primary hierarchy is the plugin's default caches (%s)" % cpus.PRIMARY)
     records(t)
+    writers(t)
     return t.plan()
 
 
@@ -464,6 +466,116 @@ def records(t):
       "a record with the stack top's evictions renamed in a boot gives another page (%s "
       "differ)" % " ".join(differ),
       r.stderr.splitlines()[-5:])
+
+
+def replay(module, work, out, *args):
+    """python3 -m MODULE ARGS --report-only --work WORK --out OUT, as bench
+    reports runs a record's writer."""
+    return subprocess.run([sys.executable, "-m", module, *args, "--report-only", "--work",
+                           str(work), "--out", str(out)], cwd=TOP, capture_output=True,
+                          text=True)
+
+
+def writers(t):
+    """The writers that keep a record outside bench run (gcc-cold-parts,
+    falign, reliability): a page from hand-made files, and a damaged record
+    refused with the file it names."""
+    with tempfile.TemporaryDirectory() as d:
+        work, out = Path(d) / "w", Path(d) / "out"
+        work.mkdir()
+        (work / "text-functions").write_text("10 f\n5 f.cold\n7 g\n")
+        (work / "probe-symbols").write_text("branch_a\nbranch_a.cold\nbranch_b\nother\n")
+        (work / "meta").write_text("date=D\ngcc=gcc 12\nimage=test\n")
+        r = replay("falign.cold_parts", work, out)
+        md = (out / "gcc-cold-parts.md").read_text() if r.returncode == 0 else ""
+        ok = "| functions in the text | 2 | 17 |" in md and \
+            "| their .cold parts (in .text.unlikely) | 1 | 5 |" in md and \
+            "f.cold (5 bytes)" in md and "branch_a yes, branch_b no" in md
+        t(ok, "gcc-cold-parts: the page from hand-made symbols (2 functions of 17 bytes, one "
+          ".cold part, the probe's split)", [] if ok else (r.stdout + r.stderr).splitlines()[-5:])
+        (work / "text-functions").write_text("10 f\nzz g\n")
+        r = replay("falign.cold_parts", work, out)
+        t(r.returncode == 2 and "text-functions line 2: not SIZE NAME" in r.stderr,
+          "gcc-cold-parts: a malformed symbol line is refused, by file and line",
+          r.stderr.splitlines()[-3:])
+    t(qemu_console_deepest(), "reliability: the deepest stack is the fewest bytes left, "
+      "with the task that left them; a name that does not parse still counts")
+    falign_report(t)
+    reliability(t)
+
+
+def qemu_console_deepest():
+    from selftests import reliability
+    console = ("[    1.0] mount (52) used greatest stack depth: 12472 bytes left\n"
+               "STACK [    2.0] ln (59) used greatest stack depth: 10936 bytes left\n"
+               "[    3.0]  (61) used greatest stack depth: 10000 bytes left\n")
+    return reliability.deepest_stack(console) == (10000, "?") and \
+        reliability.deepest_stack(console.splitlines()[1]) == (10936, "ln") and \
+        reliability.deepest_stack("no figure") is None
+
+
+def falign_report(t):
+    """falign.report's page from two hand-made choices, and a report that
+    lacks a field refused by name."""
+    def report(text, padding, lines):
+        return {"config": {"CONFIG_FUNCTION_ALIGNMENT": "16", "CONFIG_CC_VERSION_TEXT": "gcc 12"},
+                "files": [{"function_bytes": text - padding, "small_padding_bytes": padding,
+                           "crossing": 3, "short_functions": 9, "aligned": {"64": 4},
+                           "functions": 20, "lines_touched": lines, "lines_lower_bound": 100,
+                           "minimal_lines_layout": {"bytes": 1100, "lines_touched": 100},
+                           "packed_layout": {"bytes": 900, "lines_touched": 120}}]}
+    with tempfile.TemporaryDirectory() as d:
+        work, out = Path(d) / "w", Path(d) / "out"
+        work.mkdir()
+        (work / "choices").write_text("a\t16 (default)\nb\t64\n")
+        (work / "meta").write_text("date=D\n")
+        (work / "a.falign.json").write_text(json.dumps(report(1000, 100, 110)))
+        (work / "b.falign.json").write_text(json.dumps(report(1200, 300, 100)))
+        r = replay("falign.report", work, out)
+        md = (out / "falign.md").read_text() if r.returncode == 0 else ""
+        ok = "| 64 | 16 | 1200 | +20.0% | 300 | 3 / 9 | 4 of 20 | 100 | +0.0% |" in md and \
+            "| minimal-lines layout | 1100 | +10.0% | 100 |" in md
+        t(ok, "falign: the page from two hand-made choices (64: +20.0% text, at the bound)",
+          [] if ok else (r.stdout + r.stderr).splitlines()[-5:])
+        broken = report(1200, 300, 100)
+        del broken["files"][0]["aligned"]["64"]
+        (work / "b.falign.json").write_text(json.dumps(broken))
+        r = replay("falign.report", work, out)
+        t(r.returncode == 2 and "no files[0].aligned.64" in r.stderr,
+          "falign: a report without a field the page reads is refused, by file and field",
+          r.stderr.splitlines()[-3:])
+
+
+def reliability(t):
+    """reliability's page from hand-made consoles, judged again; a status
+    that is not a number refused by file."""
+    consoles = {
+        "trinity-largest": "COUNTS live match\nTASKS 40\n# trinity: Ran 3000 syscalls.\n"
+        "TRINITY rc=0 secs=7\nSTACK mount (43) used greatest stack depth: 10376 bytes left\n",
+        "storm": "STORM rc=0 secs=30 failed_forks=5 flips=3 hotplugs=2 cpus=0-3\n"
+        "STORM cgroups before a1 after a1\nCOUNTS live match\nTASKS 58\n"
+        "STACK ln (59) used greatest stack depth: 10936 bytes left\n"}
+    with tempfile.TemporaryDirectory() as d:
+        work, out = Path(d) / "w", Path(d) / "out"
+        work.mkdir()
+        for name, console in consoles.items():
+            (work / (name + ".log")).write_text(console)
+            (work / (name + ".rc")).write_text("0\n")
+            (work / (name + ".secs")).write_text("12\n")
+        (work / "meta").write_text("date=D\nimages=test\nbuilt=B\ncpu=C\nqemu=Q\nstack=16384\n"
+                                   "args.trinity-largest=A\nargs.storm=A\n")
+        r = replay("selftests.reliability", work, out, "check")
+        md = (out / "reliability.md").read_text() if r.returncode == 0 else ""
+        ok = "| trinity-largest (-smp 2) | 3000 syscalls as nobody in 7 s | 0 | equal | 10376 |" \
+            in md and "storm: `ln`, 10936 bytes left, 5448 used" in md and "1..11" in r.stdout
+        t(ok, "reliability: the page from hand-made consoles, every check of both boots passed",
+          [] if ok else (r.stdout + r.stderr).splitlines()[-5:])
+        (work / "storm.rc").write_text("x\n")
+        r = replay("selftests.reliability", work, Path(d) / "out2", "check")
+        t(r.returncode != 0 and "storm.rc: not a number" in r.stdout and
+          not (Path(d) / "out2/reliability.md").exists(),
+          "reliability: a status that is not a number is refused by file, and no page written",
+          r.stdout.splitlines()[-3:])
 
 
 if __name__ == "__main__":
