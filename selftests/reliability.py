@@ -217,11 +217,11 @@ def page(which, cases, figs, meta, where):
             else "The boots' arguments", "`, `".join(args)), "",
         "| boot | what ran | splats | live counts | deepest stack: bytes left of %d |"
         % stack, "| --- | --- | --- | --- | --- |"] + rows + ["",
-        "The deepest stack of each boot, with the task that reached it first, the colour "
-        "offset and the random offset included: %s.  The kernel prints a figure at a task's "
-        "exit when it is the deepest yet (`CONFIG_DEBUG_STACK_USAGE`), and the guest prints "
-        "every such line from dmesg at the end of its part, so the figure covers the whole "
-        "boot.  The cap, 4096 bytes of colour offset plus up to 1008 of random offset, leaves "
+        "The deepest stack of each boot, with a task that reached it, the colour offset and "
+        "the random offset included: %s.  The kernel prints a figure at a task's exit when "
+        "it is the deepest yet (`CONFIG_DEBUG_STACK_USAGE`), and the guest prints every such "
+        "line from dmesg at the end of its part, so the figure covers every task that exited "
+        "during the boot (not those still running then).  The cap, 4096 bytes of colour offset plus up to 1008 of random offset, leaves "
         "the rest of the stack above that deepest path.  The make check pass fails a boot "
         "whose deepest stack leaves less than %d bytes." % (
             "; ".join(deepest) or "none printed", STACK_MARGIN), ""])
