@@ -104,8 +104,7 @@ def main(argv=None):
     opts = p.parse_args(argv)
     if opts.report_only and opts.image:
         p.error("--image: a replay's image is the one its record names")
-    work = opts.work or (record.RECORDS / NAME if opts.report_only
-                         else util.BUILD / "bench" / NAME)
+    work = record.work_dir(opts, NAME)
     out = opts.out or facts.ROOT / "docs/results"
     keep = not opts.report_only and not opts.out     # a run for docs/results
     image = opts.image or "test"
@@ -117,11 +116,8 @@ def main(argv=None):
                 util.tool_version(["gcc", "--version"]), image))
         funcs, split, meta = read(work)
         if keep:    # what was read is what the record keeps and the page says
-            (work / "pages").write_text(NAME + ".md\n")
-            record.write(record.RECORDS / NAME, work, [TEXT, PROBE_SYMBOLS, META, COMMANDS,
-                                                       "pages"],
-                         ["falign.cold_parts"])     # the image: meta's
-            work = record.RECORDS / NAME
+            work = record.keep_page(NAME, work, [TEXT, PROBE_SYMBOLS, META, COMMANDS],
+                                    ["falign.cold_parts"])     # the image: meta's
     except (util.Error, subprocess.CalledProcessError, OSError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2

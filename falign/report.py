@@ -151,8 +151,7 @@ def main(argv=None):
     opts = p.parse_args(argv)
     if opts.out and opts.out.suffix == ".md":
         p.error("--out %s: a directory (the page is NAME.md in it)" % opts.out)
-    work = opts.work or (record.RECORDS / NAME if opts.report_only
-                         else util.BUILD / "bench" / NAME)
+    work = record.work_dir(opts, NAME)
     out = opts.out or facts.ROOT / "docs/results"
     keep = not opts.report_only and not opts.out     # a run for docs/results
     try:
@@ -160,11 +159,8 @@ def main(argv=None):
             measure(work)
         rows, day = read(work)
         if keep:    # what was read is what the record keeps and the page says
-            (work / "pages").write_text(NAME + ".md\n")
-            record.write(record.RECORDS / NAME, work, [
-                n + JSON for n in facts.table("falign")] + [CHOICES, "meta", "pages"],
-                ["falign.report"])
-            work = record.RECORDS / NAME
+            work = record.keep_page(NAME, work, [n + JSON for n in facts.table("falign")] +
+                                    [CHOICES, "meta"], ["falign.report"])
     except (util.Error, subprocess.CalledProcessError, OSError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2

@@ -221,9 +221,10 @@ def page(which, cases, figs, meta, where):
         "the random offset included: %s.  The kernel prints a figure at a task's exit when "
         "it is the deepest yet (`CONFIG_DEBUG_STACK_USAGE`), and the guest prints every such "
         "line from dmesg at the end of its part, so the figure covers every task that exited "
-        "during the boot (not those still running then).  The cap, 4096 bytes of colour offset plus up to 1008 of random offset, leaves "
-        "the rest of the stack above that deepest path.  The make check pass fails a boot "
-        "whose deepest stack leaves less than %d bytes." % (
+        "during the boot (not those still running then).  The cap, 4096 bytes of colour "
+        "offset plus up to 1008 of random offset, leaves the rest of the stack above that "
+        "deepest path.  The make check pass fails a boot whose deepest stack leaves less "
+        "than %d bytes." % (
             "; ".join(deepest) or "none printed", STACK_MARGIN), ""])
 
 
@@ -307,12 +308,10 @@ def main(argv=None):
         meta = record.read_meta(work / "meta", META_KEYS + tuple("args." + n for n in names))
         if opts.publish and not opts.out:
             # What was judged is what the record keeps and the page says.
-            (OUT / "pages").write_text(NAME + ".md\n")
             (OUT / "commands").write_text((OUT / ("jobs-%s.txt" % names[0])).read_text())
-            record.write(record.RECORDS / NAME, OUT, [n + ext for n in names
-                                                      for ext in (".log", ".rc", ".secs")] +
-                         ["meta", "commands", "pages"], ["selftests.reliability", opts.set])
-            work = record.RECORDS / NAME
+            work = record.keep_page(NAME, OUT, [n + ext for n in names
+                                                for ext in (".log", ".rc", ".secs")] +
+                                    ["meta", "commands"], ["selftests.reliability", opts.set])
         md = page(opts.set, cases, [f for f, _ in judged], meta, record.where(work))
     except (util.Error, OSError, ValueError) as e:
         t(False, "the page from %s: %s" % (work, e))

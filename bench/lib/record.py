@@ -86,11 +86,12 @@ def where(work: Path) -> str:
 
 def work_dir(opts: argparse.Namespace, name: str) -> Path:
     """An experiment's work dir: --work; else, for a full run's --report-only,
-    its committed record where there is one (RECORDS/NAME); else build/bench/NAME."""
+    its committed record where there is one (RECORDS/NAME, with the argv
+    write() keeps); else build/bench/NAME."""
     if opts.work:
         return Path(opts.work)
     if opts.report_only and not getattr(opts, "quick", False) and \
-            (RECORDS / name / "commands").exists():
+            (RECORDS / name / "argv").exists():
         return RECORDS / name
     return ROOT / "build/bench" / name
 
@@ -115,3 +116,12 @@ def write(record: Path, work: Path, files: Sequence[str], argv: Sequence[str]) -
         record.rename(old)
     new.rename(record)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def keep_page(name: str, work: Path, files: Sequence[str], argv: Sequence[str]) -> Path:
+    """The record of a writer of one page, docs/results/NAME.md, that boots
+    nothing under bench run: work's files, pages and argv into RECORDS/NAME
+    (write()); that record's path, for the page to be written from."""
+    (work / "pages").write_text(name + ".md\n")
+    write(RECORDS / name, work, list(files) + ["pages"], argv)
+    return RECORDS / name

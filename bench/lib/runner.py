@@ -381,7 +381,4 @@ class Run:
         """Where a page says this run's files are: its record, relative to
         docs/results (data/NAME/), when this run kept it or reads it; else
         the work dir, relative to the top."""
-        if self.kept_record or (self.replay and self.record_dir and
-                         self.work.resolve() == self.record_dir.resolve()):
-            return "data/%s/" % self.record_dir.name
-        return rel(self.work) + "/"
+        return record_mod.where(self.record_dir if self.kept_record else self.work)

@@ -411,7 +411,7 @@ def records(t):
     with tempfile.TemporaryDirectory() as d:
         record.RECORDS = Path(d)
         (Path(d) / "x").mkdir()
-        (Path(d) / "x/commands").write_text("make bench-x\n")
+        (Path(d) / "x/argv").write_text("bench\nrun\nx\n")
 
         def where(*argv):
             return record.work_dir(runner.parser("").parse_args(list(argv)), "x")
