@@ -33,7 +33,7 @@ from bench.lib.data import net
 from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, make_vars, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, boot_name, parser, run_args
+from bench.lib.runner import QUICK_TIMEOUT, ROOT, TIMEOUT, Run, boot_name, parser, run_args
 from harness import facts, util
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2
@@ -140,7 +140,8 @@ class Report(Doc):
         return " ".join(out)
 
     def console(self, case):
-        return (self.work / ("%s.log" % boot_name(case, self.layouts[0]))).read_text(errors="replace")
+        log = self.work / ("%s.log" % boot_name(case, self.layouts[0]))
+        return log.read_text(errors="replace")
 
     def plot(self, out):
         """Estimated cycles against off: each case's mean and interval, a workload a tick."""
@@ -228,9 +229,11 @@ def main(argv=None):
     work = work_dir(opts, stem + ("-quick" if quick else ""))
     geometry = plugin_geometry(bench_caches()) + (
         ",cpus=" + "/".join(c.hierarchy() for c in cpus) if cpus else "")
-    run = Run("bench-paired", wset, work, plugin_args=geometry,
+    # The timeout is --quick's: a set of the user's (--workloads) may end in -quick or not.
+    run = Run("bench-paired", wset, work, QUICK_TIMEOUT if quick else TIMEOUT, geometry,
               after_each=COLOUR_INFO, record=stem if publish else None, **run_args(opts))
     run.image("k", opts.image)
+    # Layout by layout, every case in each (not layout_boots()'s case by case).
     boots = [(boot_name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
              for lay in layouts for c, a in CASES]
     run.boot("cases", boots)

@@ -204,7 +204,8 @@ class Report(Doc):
              "objects in use", "cost per object"], rows))
 
     def log(self, case):
-        return (self.work / ("%s.L%d.log" % (case, self.layouts[0]))).read_text(errors="replace")
+        log = self.work / ("%s.log" % boot_name(case, self.layouts[0]))
+        return log.read_text(errors="replace")
 
     def plot(self, out):
         """The ring's L1D conflict misses per case: median, range as error bars."""

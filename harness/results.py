@@ -32,8 +32,8 @@ RUNS_HEAD = """\
 # When this file began (2026-12-06) its rows were filled in from git
 # history: the commit that brought each page's current figures, and
 # facts.tsv's series rows at that commit; a run rewrites its page's row.
-# The digest sees percentages only: a rerun whose percentages all come out
-# the same keeps its row.
+# The digest sees a page's percentages only, where it has any: a rerun
+# whose percentages all come out the same keeps its row.
 page\tdate\tkernel\tfigures
 """
 Signed = Tuple[str, float]

@@ -107,7 +107,7 @@ falign-calibration: deps-bench probe-build ## [bench] 64 B against 1 B (no align
 # and one without each workload the layouts score (facts.tsv falign-profile
 # HELD-OUT), each workload's part by count and by density (SELECT), in
 # that order or in C3's order of its calls (ORDER), into falign/profiles/
-# (each header names its training boot).  It rewrites the committed
+# (each header names the workloads and the image it was trained on).  It rewrites the committed
 # profiles, programs-density.profile among them, the one the pre-registered
 # decision scored: commit a retrained one only with a new decision.
 HOT_TEXT_PROGRAMS = --work build/bench/hot-text-programs

@@ -154,8 +154,8 @@ def cases_main(exp: Cases, doc: str, argv: Optional[List[str]] = None) -> int:
     layouts = list(exp.quick_layouts if quick else exp.layouts)
     run = Run("bench-" + exp.name, exp.quick_wset if quick else exp.wset,
               work_dir(opts, exp.name + ("-quick" if quick else "")),
-              plugin_args=plugin_geometry(bench_caches()), after_each=exp.after_each, tables=exp.tables,
-              record=exp.name, **run_args(opts))
+              plugin_args=plugin_geometry(bench_caches()), after_each=exp.after_each,
+              tables=exp.tables, record=exp.name, **run_args(opts))
     run.image(exp.image, exp.image)
     boots = layout_boots(cases, layouts, exp.image)
     run.boot("cases", boots)

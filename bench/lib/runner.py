@@ -54,12 +54,12 @@ SMOKE_KARGS = KARGS + ["noapictimer"]
 # boots the bench image: the test image carries the bench's fragments too
 # (facts.tsv), so make check builds no second kernel configuration for it.
 QUICK_IMAGE = "test"
-# Each boot's first step: the seeded allocations of layout.c, the seed read
-# from the kernel command line (bench_layout=S; unknown to the kernel, which
-# hands it on to init).
 # A boot's timeout: a smoke run's boots end in a minute or two, a full run's
 # in under half an hour (TCG, -icount); past it the boot failed.
 TIMEOUT, QUICK_TIMEOUT = 3600, 900
+# Each boot's first step: the seeded allocations of layout.c, the seed read
+# from the kernel command line (bench_layout=S; unknown to the kernel, which
+# hands it on to init).
 LAYOUT_STEP = "seed=$(sed -n 's/.*bench_layout=\\([0-9]*\\).*/\\1/p' /proc/cmdline)\n" \
     "layout \"${seed:-0}\""
 
@@ -137,7 +137,7 @@ class Run:
         what it reads of them in record_files).  A replay of a record
         writes nothing into it."""
         self.prog, self.quick, self.plugin_args = prog, wset.endswith("-quick"), plugin_args
-        self.timeout = timeout or (QUICK_TIMEOUT if self.quick else TIMEOUT)
+        self.timeout = (QUICK_TIMEOUT if self.quick else TIMEOUT) if timeout is None else timeout
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
         # Where this run's files are kept for good: a full run's record.
         self.record_dir = record_mod.RECORDS / record if record and not self.quick else None
