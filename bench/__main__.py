@@ -110,9 +110,10 @@ def reports(names, out):
         if snapshot(kept) != before:
             differ.append("the record changed (a replay writes nothing into it)")
         t(r.returncode == 0 and written and not differ,
-          "%s: %s again from %s, byte for byte (a plot: a PNG)" % (
+          "%s: %s again from %s, byte for byte%s" % (
               name, ", ".join(f.name for f in written) or "no page",
-              kept.relative_to(ROOT)),
+              kept.relative_to(ROOT),
+              " (a plot: a PNG)" if any(f.suffix == ".png" for f in written) else ""),
           (["differ: " + " ".join(differ)] if differ else []) +
           ([] if r.returncode == 0 else (r.stdout + r.stderr).splitlines()[-10:]))
     return t.plan()

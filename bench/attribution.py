@@ -25,7 +25,7 @@ from bench.lib.experiment import Cases, cases_main
 from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
 from bench.lib.probe import bench_caches
 from bench.lib.report import Doc, fmt, plot_png, table_lines
-from bench.lib.runner import table_path
+from bench.lib.runner import boot_name, table_path
 
 TARGET_NAMED = 0.90     # the issue's share of conflict misses named on both sides
 
@@ -92,7 +92,7 @@ def tally(run, cases, layouts, nsets, line):
     out = collections.defaultdict(Tally)
     for c, _ in cases:
         for lay in layouts:
-            n = EXPERIMENT.boot_name(c, lay)
+            n = boot_name(c, lay)
             maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
             conf = read_conflicts(table_path(run.work, n, "conflicts"))
             for i, p in enumerate(run.boots[n]):
@@ -113,7 +113,7 @@ class Report(Doc):
         size, ways, line = bench_caches()["L1D"]
         self.cases, self.layouts, self.nsets = cases, layouts, size // ways // line
         self.t = tally(run, cases, layouts, self.nsets, line)
-        self.names = [EXPERIMENT.boot_name(cases[0][0], layouts[0])]
+        self.names = [boot_name(cases[0][0], layouts[0])]
         self.phases = [(i, p) for i, p in enumerate(run.boots[self.names[0]]) if not p.start_up]
 
     def save(self, out):
@@ -221,7 +221,7 @@ def checks(run, cases, layouts):
     in a full run, at least TARGET_NAMED of each case's conflict misses
     named on both sides, a target whose miss fails the TAP but keeps the
     page and its record."""
-    names = [EXPERIMENT.boot_name(c, lay) for c, _ in cases for lay in layouts]
+    names = [boot_name(c, lay) for c, _ in cases for lay in layouts]
     if not check(run, names):
         return False
     if not run.quick:

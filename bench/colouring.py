@@ -34,7 +34,7 @@ from bench.lib.data import CACHES, REGIONS, net
 from bench.lib.probe import plugin_geometry, probe_caches
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, fmt, pct, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import Run, parser, run_args
 from harness import facts, util
 
 CASES = [(n, "bench", a) for n, a in STACK_CASES] + [
@@ -426,8 +426,8 @@ def main(argv=None):
     cases = [c for c in CASES if c[0] in QUICK_CASES] if quick else CASES
     smps = QUICK_SMPS if quick else SMPS
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
-    run = Run("bench", "bench-quick" if quick else "full", work, 900 if quick else 3600,
-              plugin_geometry(caches), record="bench", **run_args(opts))
+    run = Run("bench", "bench-quick" if quick else "full", work,
+              plugin_args=plugin_geometry(caches), record="bench", **run_args(opts))
     for key in sorted({k for _, k, _ in cases}):
         run.image(key, key)
     fixtures = facts.path("fixtures").resolve()
@@ -455,7 +455,7 @@ def main(argv=None):
                                    else "DIFFERENT"))
     run.meta.setdefault("min_window", run.boots[boots[0][0]].config.get("min_window", "?"))
     return run.finish(Report(run, cases, smps, layouts, repeats, caches, latency())
-                      if ok else None, run.work if quick else ROOT / "docs/results")
+                      if ok else None)
 
 
 def guest_versions():

@@ -33,7 +33,7 @@ from bench.lib.cpus import Cpu, cpu_cycles, hierarchy
 from bench.lib.data import net
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, fmt, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import ROOT, Run, boot_name, layout_boots, parser, run_args
 from harness import facts, util
 GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
         (4, 512, "balanced"), (8, 512, "balanced"), (16, 256, "balanced"),
@@ -103,14 +103,14 @@ class Cpus(Doc):
         super().__init__(run)
         self.cpus, self.cases, self.pick, self.score, self.lat = \
             cpus, cases, pick, score, lat
-        self.names = ["%s.L%d" % (cases[0][0], pick[0])]
+        self.names = [boot_name(cases[0][0], pick[0])]
         # (case, cpu index, layout) -> {workload label: figure per event}:
         # estimated cycles, and the CPU's L1D misses.
         self.cyc, self.l1d = {}, {}
         for case, _ in cases:
             for i in range(len(cpus)):
                 for lay in pick + score:
-                    phases = [p for p in net(self.boots["%s.L%d" % (case, lay)]) if not p.start_up]
+                    phases = [p for p in net(self.boots[boot_name(case, lay)]) if not p.start_up]
                     self.cyc[case, i, lay] = {p.label: self.cycles(p, i) for p in phases}
                     self.l1d[case, i, lay] = {p.label: p.rate("cpu%d-L1D" % (i + 1))
                                               for p in phases}
@@ -326,7 +326,7 @@ class Cpus(Doc):
         def count(lay, region, conflict):
             return sum(c["sa_miss"] - (c["fa_miss"] if conflict else 0) for c in (
                 p.counts[("cpu%d-L2" % (i + 1), region)]
-                for p in self.boots["%s.L%d" % (case, lay)]))
+                for p in self.boots[boot_name(case, lay)]))
         return [statistics.median(count(lay, r, k) for lay in self.score)
                 for k in (False, True) for r in ("all", "stack-top")]
 
@@ -411,8 +411,7 @@ def main(argv=None):
             dump, " QUICK=1" if quick else "")
     run.image("bench", "bench")
     run.meta.setdefault("kargs", " ".join(run.kargs))
-    boots = [("%s.L%d" % (n, lay), "bench", "%s bench_layout=%d" % (a, lay))
-             for n, a in cases for lay in pick + score]
+    boots = layout_boots(cases, pick + score, "bench")
     run.boot("settings x layouts", boots)
     names = [b[0] for b in boots]
     if not run.check_boots(names, extras=3 * (len(cpus) + 1) + bool(extra)):

@@ -38,7 +38,7 @@ from bench.lib.pagemap import PAGE_SHIFT, check, owner_name, page_maps
 from bench.lib.probe import plugin_geometry, probe_caches
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args, table_path
+from bench.lib.runner import Run, boot_name, layout_boots, parser, run_args, table_path
 from harness import facts
 
 CPUS, QUICK_CPUS = ("Skylake", "Haswell"), ("Skylake",)
@@ -172,10 +172,6 @@ def check_recoloured(run, names):
                                        own["fa_miss"]))
         run.tap(not problems, "%s: the L2 under every other page colouring sees the same "
                 "accesses, with the same fully-associative misses" % n, problems[:10])
-
-
-def boot_name(cpu, layout):
-    return "%s.L%d" % (cpu, layout)
 
 
 def named_path(run, name):
@@ -371,7 +367,7 @@ def main(argv=None):
     work = work_dir(opts, "l2-attribution-quick" if quick else "l2-attribution")
     caches = {c: probe_caches(*cpu_dump(c)) for c in cpus}
     run = Run("bench-l2-attribution", "attribution-quick" if quick else "l2-attribution", work,
-              900 if quick else 3600, after_each="page_map", tables=("l2_conflicts",),
+              after_each="page_map", tables=("l2_conflicts",),
               # make check's one quick boot on the full runs' path
               smoke=False, record="l2-attribution", record_tables=False, **run_args(opts))
     run.image("bench", opts.image)
@@ -380,8 +376,7 @@ def main(argv=None):
         # this CPU's boots, with its L2 again under each other page colouring
         run.plugin_args = plugin_geometry(caches[c]) + ",l2_extra=" + "/".join(
             "%d:%d:%d@%s" % (*caches[c]["L2"], r) for r in RECOLOURS)
-        boots = [(boot_name(c, lay), "bench", "%s bench_layout=%d" % (CASE, lay))
-                 for lay in layouts]
+        boots = layout_boots([(c, CASE)], layouts, "bench")
         run.boot("%s's caches" % c, boots)
         names += [b[0] for b in boots]
     report = None
@@ -406,7 +401,7 @@ def main(argv=None):
                         "%s, %s: %.1f%% of %d L2 conflict misses named on both sides "
                         "(target %d%%)" % (p.label, c, 100 * t.share(t.named()), t.watched,
                                            100 * TARGET_NAMED))
-    return run.finish(report, run.work if quick else ROOT / "docs/results")
+    return run.finish(report)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from bench.lib.data import net
 from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, make_vars, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import QUICK_TIMEOUT, ROOT, TIMEOUT, Run, boot_name, parser, run_args
 from harness import facts, util
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2
@@ -49,10 +49,6 @@ COLOUR_INFO = ("grep -E '^(enabled|colours|policy):' /sys/kernel/debug/x86/kstac
 INFO = re.compile(r"^colour_info (enabled|colours|policy): (\S+)", re.M)
 
 
-def name(case, layout):
-    return "%s.L%d" % (case, layout)
-
-
 class Report(Doc):
     def __init__(self, run, layouts, image, wset=None, cpus=(), make_args=""):
         """wset: a workload set of the user's (--workloads), None for the default;
@@ -62,7 +58,7 @@ class Report(Doc):
         self.layouts, self.image, self.lat, self.wset = layouts, image, latency(), wset
         self.cpus, self.make_args = list(cpus), make_args
         self.stem = page_stem(self.cpus, wset)
-        self.names = [name(CASES[0][0], layouts[0])]
+        self.names = [boot_name(CASES[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
         self.rows = [i for i, p in enumerate(first) if not p.start_up]
@@ -76,7 +72,7 @@ class Report(Doc):
                 (lambda p: p.rate("cpu%d-%s" % (cpu + 1, cache)))
         else:
             f = (lambda p: cycles(p, self.lat)) if cache is None else (lambda p: p.rate(cache))
-        return [f(self.net[name(case, lay)][i]) for lay in self.layouts]
+        return [f(self.net[boot_name(case, lay)][i]) for lay in self.layouts]
 
     def compare(self, case, i, cache, cpu=None):
         return paired.Paired(self.values("off", i, cache, cpu), self.values(case, i, cache, cpu))
@@ -144,7 +140,8 @@ class Report(Doc):
         return " ".join(out)
 
     def console(self, case):
-        return (self.work / ("%s.log" % name(case, self.layouts[0]))).read_text(errors="replace")
+        log = self.work / ("%s.log" % boot_name(case, self.layouts[0]))
+        return log.read_text(errors="replace")
 
     def plot(self, out):
         """Estimated cycles against off: each case's mean and interval, a workload a tick."""
@@ -180,7 +177,7 @@ def check_params(run, layouts):
     placebo, and on with more than one colour for on."""
     for case, _ in CASES:
         for lay in layouts:
-            n = name(case, lay)
+            n = boot_name(case, lay)
             info = colour_info((run.work / (n + ".log")).read_text(errors="replace"))
             good = info.get("enabled") == ("1" if case == "on" else "0") and \
                 (case != "on" or int(info.get("colours", "0")) > 1)
@@ -232,10 +229,12 @@ def main(argv=None):
     work = work_dir(opts, stem + ("-quick" if quick else ""))
     geometry = plugin_geometry(bench_caches()) + (
         ",cpus=" + "/".join(c.hierarchy() for c in cpus) if cpus else "")
-    run = Run("bench-paired", wset, work, 900 if quick else 3600, geometry,
+    # The timeout is --quick's: a set of the user's (--workloads) may end in -quick or not.
+    run = Run("bench-paired", wset, work, QUICK_TIMEOUT if quick else TIMEOUT, geometry,
               after_each=COLOUR_INFO, record=stem if publish else None, **run_args(opts))
     run.image("k", opts.image)
-    boots = [(name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
+    # Layout by layout, every case in each (not layout_boots()'s case by case).
+    boots = [(boot_name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
              for lay in layouts for c, a in CASES]
     run.boot("cases", boots)
     ok = run.check_boots([b[0] for b in boots], extras=3 * len(cpus)) and \

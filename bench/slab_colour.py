@@ -30,7 +30,7 @@ from bench.lib.data import net
 from bench.lib.probe import bench_caches, plugin_geometry, probe
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import Run, boot_name, layout_boots, parser, run_args
 from harness import facts, util
 CANDIDATES = ("mm_struct", "files_cache", "inode_cache", "filp", "signal_cache")
 MAX_COLOURED = 3        # the issue's limit on further coloured kinds
@@ -103,14 +103,14 @@ class Figures:
     def __init__(self, boots, cases, layouts):
         self.layouts, self.names = layouts, [c for c, _, _ in cases]
         self.net = {n: net(b) for n, b in boots.items()}
-        first = self.net["%s.L%d" % (self.names[0], layouts[0])]
+        first = self.net[boot_name(self.names[0], layouts[0])]
         self.labels = [p.label for p in first]
         # ab's start-up alone is no row: the web rows are net of it.
         self.rows = [i for i, p in enumerate(first) if not p.start_up]
 
     def values(self, case, i, f):
         """f of row i of a case, in layout order."""
-        return [f(self.net["%s.L%d" % (case, lay)][i]) for lay in self.layouts]
+        return [f(self.net[boot_name(case, lay)][i]) for lay in self.layouts]
 
     def spread(self, case, i, f):
         """values()' median and range."""
@@ -144,7 +144,7 @@ class Report(Doc):
         super().__init__(run)
         self.cases, self.layouts, self.winners = cases, layouts, winners
         self.colours, self.step = colours, step
-        self.names = ["%s.L%d" % (cases[0][0], layouts[0])]
+        self.names = [boot_name(cases[0][0], layouts[0])]
         self.fig = Figures(self.boots, cases, layouts)
 
     def save(self, out):
@@ -204,7 +204,8 @@ class Report(Doc):
              "objects in use", "cost per object"], rows))
 
     def log(self, case):
-        return (self.work / ("%s.L%d.log" % (case, self.layouts[0]))).read_text(errors="replace")
+        log = self.work / ("%s.log" % boot_name(case, self.layouts[0]))
+        return log.read_text(errors="replace")
 
     def plot(self, out):
         """The ring's L1D conflict misses per case: median, range as error bars."""
@@ -244,7 +245,7 @@ def check(run, cases, layouts, colours, step):
                       for x in re.findall(r"slab_colour=\S+:(\S+)", args)[0].split(",")
                       if x != PLACEBO) if "slab_colour=" in args and BAD not in args else []
         for lay in layouts:
-            n = "%s.L%d" % (c, lay)
+            n = boot_name(c, lay)
             console = (run.work / (n + ".log")).read_text(errors="replace")
             _, coloured, params, blocks = slab_info(console)
             problems = []
@@ -276,7 +277,7 @@ def main(argv=None):
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     work = work_dir(opts, "slab-colour-quick" if quick else "slab-colour")
     run = Run("bench-slab-colour", "attribution-quick" if quick else "attribution", work,
-              900 if quick else 3600, plugin_geometry(caches), after_each="slab_info",
+              plugin_args=plugin_geometry(caches), after_each="slab_info",
               record="slab-colour", **run_args(opts))
     run.image("bench", "bench")
     cases = [("off", "bench", "kstack_colour=off"), ("task", "bench", case_args([], 0, 0)),
@@ -288,8 +289,7 @@ def main(argv=None):
                                            "kstack_colour=task slab_colour=" + BAD)]
 
     def boots(cs):
-        return [("%s.L%d" % (c, lay), k, "%s bench_layout=%d" % (a, lay))
-                for c, k, a in cs for lay in layouts]
+        return layout_boots([(c, a) for c, _, a in cs], layouts, "bench")
 
     run.boot("cases", boots(cases))
     ok = run.check_boots([b[0] for b in boots(cases)]) and check(run, cases, layouts,
@@ -302,7 +302,7 @@ def main(argv=None):
             check(run, together, layouts, colours, step)
         cases += together
     report = Report(run, cases, layouts, chosen, colours, step) if ok else None
-    return run.finish(report, run.work if quick else ROOT / "docs/results")
+    return run.finish(report)
 
 
 if __name__ == "__main__":

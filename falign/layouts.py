@@ -39,7 +39,7 @@ from bench.lib.data import conflict_problems, net, read_conflicts
 from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, Spread, fmt, gnuplot_str, make_vars, plot_png, table_lines
-from bench.lib.runner import ROOT, Run, parser, run_args, table_path
+from bench.lib.runner import Run, boot_name, parser, run_args, table_path
 from falign import hot_text
 from falign.hot_text import symbols
 from harness import facts, kconfig, kernel, series
@@ -266,14 +266,14 @@ class Report(Doc):
         # {SELECT: {workload: the choice trained without it}}
         self.held_out = held_out or {}
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
-        self.names = ["%s.L%d" % (choices[0][0], layouts[0])]
+        self.names = [boot_name(choices[0][0], layouts[0])]
         self.net = {n: net(b) for n, b in self.boots.items()}
         first = self.net[self.names[0]]
         self.labels = [p.label for p in first]
         self.rows = [i for i, p in enumerate(first) if not p.start_up]
 
     def spread(self, choice, i, f):
-        return Spread([f(self.net["%s.L%d" % (choice, lay)][i]) for lay in self.layouts])
+        return Spread([f(self.net[boot_name(choice, lay)][i]) for lay in self.layouts])
 
     def save(self, out):
         m = self.meta
@@ -296,10 +296,10 @@ class Report(Doc):
         self.costs()
         self.template("falign-layouts", "collide", top=TOP_PAIRS)
         for c, label in self.choices:
-            keys = ["%s.L%d" % (c, lay) for lay in self.layouts]
+            keys = [boot_name(c, lay) for lay in self.layouts]
             self.template("falign-layouts", "subsection", what=label, table=table_lines(
                 ["workload", "text conflicts per event", "victim <- evictor (share)"], [
-                    [self.labels[i], str(Spread([self.collisions.rate("%s.L%d" % (c, lay), i)
+                    [self.labels[i], str(Spread([self.collisions.rate(boot_name(c, lay), i)
                                                  for lay in self.layouts])),
                      "; ".join("%s <- %s (%.0f%%)" % (v, e, 100 * x)
                                for v, e, x in self.collisions.top(keys, i))]
@@ -353,7 +353,7 @@ class Report(Doc):
                       nlayouts=len(self.layouts), cycles=tables[0], l1i=tables[1])
 
     def interval(self, base, choice, i, f):
-        pair = paired.Paired(*[[f(self.net["%s.L%d" % (c, lay)][i]) for lay in self.layouts]
+        pair = paired.Paired(*[[f(self.net[boot_name(c, lay)][i]) for lay in self.layouts]
                                for c in (base, choice)])
         return pair.cell()
 
@@ -380,7 +380,7 @@ class Report(Doc):
     def costs(self):
         """Each choice's bounds, instructions and text, beside 16 B's."""
         base = self.choices[0][0]
-        read = {c: [read_sizes(sizes_path(self.run, "%s.L%d" % (c, lay))) for lay in self.layouts]
+        read = {c: [read_sizes(sizes_path(self.run, boot_name(c, lay))) for lay in self.layouts]
                 for c, _ in self.choices}
         size = {c: [x[1] for x in read[c]] for c in read}
         text = {c: Spread([x[0] for x in size[c]]).median for c in size}
@@ -446,7 +446,7 @@ def main(argv=None):
     layouts = QUICK_LAYOUTS if quick else LAYOUTS
     work = work_dir(opts, "falign-layouts-quick" if quick else opts.page)
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
-              900 if quick else 3600, plugin_geometry(caches), tables=("text_conflicts",),
+              plugin_args=plugin_geometry(caches), tables=("text_conflicts",),
               record=None if quick else opts.page, record_tables=False, **run_args(opts))
     ordered = []    # (key, profile) of the images built with HOT_TEXT_ORDER
     held_out = {}
@@ -487,14 +487,14 @@ def main(argv=None):
         for c, _ in choices:
             for lay in layouts:
                 # One object dir a choice: a layout is its pads and a relink.
-                run.image("%s.L%d" % (c, lay), c + "-layouts",
+                run.image(boot_name(c, lay), c + "-layouts",
                           facts.image_spec(c)[1] + EXTRA + [pads(lay)])
-                keys.append("%s.L%d" % (c, lay))
+                keys.append(boot_name(c, lay))
                 profile = profile_of(facts.image_spec(c)[1])
                 if profile:
                     ordered.append((keys[-1], profile))
     if not run.replay:     # quick: one pair; else each choice's layouts in turn
-        for run_keys in [keys[:2]] if quick else [["%s.L%d" % (c, lay) for lay in layouts]
+        for run_keys in [keys[:2]] if quick else [[boot_name(c, lay) for lay in layouts]
                                           for c, _ in choices]:
             check_layouts(run, run_keys, size // ways // line, line)
     # A fresh run has each image's System.map and each boot's table, and keeps
@@ -527,8 +527,7 @@ def main(argv=None):
                                           else None),
         ("PAGE", opts.page if opts.page != "falign-layouts" else None)])
     return run.finish(Report(run, choices, layouts, collisions, line, opts.page, make_args,
-                             held_out) if ok else None,
-                      run.work if quick else ROOT / "docs/results")
+                             held_out) if ok else None)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ RESULTS = facts.ROOT / "docs/results"
 RUNS = RESULTS / "runs.tsv"
 NUM = r"([-+]?)(\d+(?:\.\d+)?)"
 FIGURE = re.compile(r"(?<![\w.])" + NUM + "%")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 TRIPLE = re.compile(r"(?<![\w.])" + NUM + r"%\s*\[\s*" + NUM + r"%?\s*,\s*" + NUM +
                     r"%?\s*\]")
 RUNS_HEAD = """\
@@ -23,15 +24,16 @@ RUNS_HEAD = """\
 # check's figures suite holds every page to it).
 # page: docs/results/NAME.md; date: the run's; kernel: facts.tsv's series
 # versions then, the series each page measured first; figures: the first 16
-# hex digits of the sha256 of the page's percentages, in order (a page
-# written again from the same run keeps it; a new run changes it).  A bench
-# run records the pages it writes; another writer records with
+# hex digits of the sha256 of the page's percentages, in order, or of its
+# numbers where it has no percentage (a page written again from the same
+# run keeps it; a new run changes it).  A bench run records the pages it
+# writes; another writer records with
 # python3 -m scripts.check_figures --record PAGE.
 # When this file began (2026-12-06) its rows were filled in from git
 # history: the commit that brought each page's current figures, and
 # facts.tsv's series rows at that commit; a run rewrites its page's row.
-# The digest sees percentages only: a rerun whose percentages all come out
-# the same keeps its row.
+# The digest sees a page's percentages only, where it has any: a rerun
+# whose percentages all come out the same keeps its row.
 page\tdate\tkernel\tfigures
 """
 Signed = Tuple[str, float]
@@ -64,9 +66,11 @@ class Page:
 
 
 def digest(text: str) -> str:
-    """The page's percentages, in order, hashed: what identifies its run."""
-    figures = "\n".join(m.group(0) for m in FIGURE.finditer(text))
-    return hashlib.sha256(figures.encode()).hexdigest()[:16]
+    """The page's percentages, in order, hashed: what identifies its run.  A
+    page without one (counts, sizes and seconds alone) is identified by its
+    numbers."""
+    figures = [m.group(0) for m in FIGURE.finditer(text)] or NUMBER.findall(text)
+    return hashlib.sha256("\n".join(figures).encode()).hexdigest()[:16]
 
 
 class Run:

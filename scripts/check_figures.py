@@ -92,13 +92,12 @@ def misattributed(text, pages, series="colour"):
 
 
 def unrecorded(pages):
-    """The pages with figures whose figures are not those of the run runs.tsv
-    records for them."""
+    """The pages whose figures are not those of the run runs.tsv records for
+    them, or that have no row there."""
     return ["%s: %s" % (name, "no row in runs.tsv" if p.run is None else
                         "its figures are not those of its %s run (digest %s, recorded %s)"
                         % (p.run.date, p.digest, p.run.figures))
-            for name, p in pages.items() if p.figures and (p.run is None or
-                                                          p.run.figures != p.digest)]
+            for name, p in pages.items() if p.run is None or p.run.figures != p.digest]
 
 
 def quoted(patch):

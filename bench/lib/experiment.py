@@ -26,7 +26,7 @@ from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.record import work_dir
-from bench.lib.runner import ROOT, Run, parser, run_args
+from bench.lib.runner import ROOT, Run, layout_boots, parser, run_args
 from harness import tap
 from harness.results import RESULTS
 
@@ -146,9 +146,6 @@ class Cases:
     after_each: str = ""             # a guest command after every workload
     tables: Tuple[str, ...] = ()     # the plugin's PATH options (conflicts, profile)
 
-    def boot_name(self, case: str, layout: int) -> str:
-        return "%s.L%d" % (case, layout)
-
 
 def cases_main(exp: Cases, doc: str, argv: Optional[List[str]] = None) -> int:
     opts = parser(doc).parse_args(argv)
@@ -156,14 +153,12 @@ def cases_main(exp: Cases, doc: str, argv: Optional[List[str]] = None) -> int:
     cases = [c for c in exp.cases if c[0] in exp.quick_cases] if quick else list(exp.cases)
     layouts = list(exp.quick_layouts if quick else exp.layouts)
     run = Run("bench-" + exp.name, exp.quick_wset if quick else exp.wset,
-              work_dir(opts, exp.name + ("-quick" if quick else "")), 900 if quick else 3600,
-              plugin_geometry(bench_caches()), after_each=exp.after_each, tables=exp.tables,
-              record=exp.name, **run_args(opts))
+              work_dir(opts, exp.name + ("-quick" if quick else "")),
+              plugin_args=plugin_geometry(bench_caches()), after_each=exp.after_each,
+              tables=exp.tables, record=exp.name, **run_args(opts))
     run.image(exp.image, exp.image)
-    boots = [(exp.boot_name(c, lay), exp.image, ("%s bench_layout=%d" % (a, lay)).strip())
-             for c, a in cases for lay in layouts]
+    boots = layout_boots(cases, layouts, exp.image)
     run.boot("cases", boots)
     names = [b[0] for b in boots]
     ok = run.check_boots(names) and exp.checks(run, cases, layouts)
-    return run.finish(exp.report(run, cases, layouts) if ok else None,
-                      run.work if quick else RESULTS)
+    return run.finish(exp.report(run, cases, layouts) if ok else None)

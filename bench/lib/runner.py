@@ -54,6 +54,9 @@ SMOKE_KARGS = KARGS + ["noapictimer"]
 # boots the bench image: the test image carries the bench's fragments too
 # (facts.tsv), so make check builds no second kernel configuration for it.
 QUICK_IMAGE = "test"
+# A boot's timeout: a smoke run's boots end in a minute or two, a full run's
+# in under half an hour (TCG, -icount); past it the boot failed.
+TIMEOUT, QUICK_TIMEOUT = 3600, 900
 # Each boot's first step: the seeded allocations of layout.c, the seed read
 # from the kernel command line (bench_layout=S; unknown to the kernel, which
 # hands it on to init).
@@ -96,6 +99,18 @@ def parser(doc, *parents, quick=True):
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+def boot_name(case, layout):
+    """A case's boot in user-space layout N (bench_layout=N): CASE.LN."""
+    return "%s.L%d" % (case, layout)
+
+
+def layout_boots(cases, layouts, image):
+    """(NAME.LN, IMAGE, kernel arguments) of each case (NAME, ARGS) in each
+    user-space layout N (bench_layout=N): a case's boots, layout by layout."""
+    return [(boot_name(c, lay), image, ("%s bench_layout=%d" % (a, lay)).strip())
+            for c, a in cases for lay in layouts]
+
+
 def run_args(a):
     """Run's keyword arguments from options()' parse."""
     return {"replay": a.report_only, "resume": a.resume, "jobs": a.jobs, "pool": a.pool,
@@ -105,10 +120,11 @@ def run_args(a):
 class Run:
     """One run: the tools, the initramfs, the images, the boots, the TAP."""
 
-    def __init__(self, prog, wset, work, timeout, plugin_args="", after_each="",
+    def __init__(self, prog, wset, work, timeout=None, plugin_args="", after_each="",
                  tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None,
                  out=None, record=None, record_tables=True):
-        """after_each: a guest command run after every workload (outside its
+        """timeout: a boot's (default TIMEOUT, a smoke run's QUICK_TIMEOUT);
+        after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
         (table_path(): conflicts, text_conflicts, profile); replay: the work
         dir's boots, no new ones (--report-only); resume: boot only what the
@@ -120,8 +136,8 @@ class Run:
         tables' files unless record_tables is False (the experiment keeps
         what it reads of them in record_files).  A replay of a record
         writes nothing into it."""
-        self.prog, self.quick, self.timeout, self.plugin_args = \
-            prog, wset.endswith("-quick"), timeout, plugin_args
+        self.prog, self.quick, self.plugin_args = prog, wset.endswith("-quick"), plugin_args
+        self.timeout = (QUICK_TIMEOUT if self.quick else TIMEOUT) if timeout is None else timeout
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
         # Where this run's files are kept for good: a full run's record.
         self.record_dir = record_mod.RECORDS / record if record and not self.quick else None
@@ -330,14 +346,15 @@ class Run:
                         ("meta", "".join("%s=%s\n" % kv for kv in self.meta.items()))):
             (self.work / f).write_text(text)
 
-    def finish(self, report, results, whole=True):
+    def finish(self, report, results=None, whole=True):
         """cases, commands and meta into the work dir (not a replay's), the
-        report, the plan; a whole run (not whole: it booted only part of
+        report into results (default: docs/results, a smoke run's its work
+        dir), the plan; a whole run (not whole: it booted only part of
         what its page shows) keeps its record (keep()), and its pages in
         docs/results/runs.tsv as new runs (results.record())."""
         if not self.replay:
             self.save()
-        results = self.out or results
+        results = self.out or results or (self.work if self.quick else results_mod.RESULTS)
         # The record first: a report that fails leaves it, for --report-only.
         if report and whole and self.record_dir and not self.replay and not self.out:
             self.keep()

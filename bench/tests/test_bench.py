@@ -23,6 +23,7 @@ TOP = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TOP))
 from bench import colouring as bench  # noqa: E402
 from bench import cpus, paired_bench  # noqa: E402
+from bench.lib.runner import boot_name  # noqa: E402
 from bench.lib import data, guest, named_pairs, probe, record, report, runner  # noqa: E402
 import bench.__main__ as bench_main  # noqa: E402
 from harness import facts, qemu, tap, util  # noqa: E402
@@ -257,7 +258,7 @@ def main():
     rep = paired_bench.Report.__new__(paired_bench.Report)
     rep.layouts, rep.lat = [1, 2, 3], lat
     off = [1000.0, 1100.0, 1200.0]
-    rep.net = {paired_bench.name(c, lay): [FakePhase(x * f)]
+    rep.net = {boot_name(c, lay): [FakePhase(x * f)]
                for c, f in (("off", 1.0), ("on", 0.98), ("placebo", 1.0))
                for lay, x in zip(rep.layouts, off)}
     on, placebo = rep.compare("on", 0, None), rep.compare("placebo", 0, None)
@@ -265,7 +266,7 @@ def main():
       "effect" and placebo.half_width == 0, "bench-paired: a case 2%% below off in every layout "
       "is lower (%s); an identical placebo holds 0 (%s)" % (on.interval(), placebo.interval()))
     # --classes: the same boots on another CPU's caches (cpus= hierarchy 1).
-    rep.net = {paired_bench.name(c, lay): [FakePhase(x, {("cpu1-L1D", "sa_miss"): m * f})]
+    rep.net = {boot_name(c, lay): [FakePhase(x, {("cpu1-L1D", "sa_miss"): m * f})]
                for c, f in (("off", 1.0), ("on", 1.1), ("placebo", 1.0))
                for lay, x, m in zip(rep.layouts, off, (10.0, 20.0, 30.0))}
     on, mine = rep.compare("on", 0, None), rep.compare("on", 0, None, 0)

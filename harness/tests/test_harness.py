@@ -883,6 +883,17 @@ class FiguresTest(unittest.TestCase):
         self.assertEqual(len(stale), 2)
         self.assertIn("paired.md: its figures are not those of its 2026-12-05 run", stale[0])
 
+    def test_a_page_without_percentages_is_its_numbers(self):
+        """a page of counts alone is held to its run too: its numbers are digested"""
+        self.assertNotEqual(results.digest("8 parts, 88 bytes"), results.digest(""))
+        self.assertNotEqual(results.digest("8 parts, 88 bytes"),
+                            results.digest("12 parts, 150 bytes"))
+        # percentages, where there are any, are what identifies the run
+        self.assertEqual(results.digest("1% of 8"), results.digest("1% of 9"))
+        run = results.Run("x.md", "2026-12-07", "colour v6", results.digest("12 parts"))
+        self.assertEqual(len(check_figures.unrecorded({"x.md": results.Page("8 parts", run)})),
+                         1)
+
     def test_record_a_new_run_only(self):
         d = Path(tempfile.mkdtemp())
         self.addCleanup(shutil.rmtree, d)
