@@ -180,14 +180,14 @@ class Sweep(Doc):
             pool, measure, what = ok, self.score, "admissible, lowest score"
         else:
             pool, measure, what = self.grid, self.overall, \
-                "NO grid case is admissible: lowest geometric mean over every ring N"
+                "no grid case is admissible: lowest geometric mean over every ring N"
         best = min(measure(n) for n in pool)
         pick = min((n for n in pool if measure(n) <= best + TIE),
                    key=lambda n: (grid_params(n)[0], -grid_params(n)[1]))
         m, s = grid_params(pick)
         self.chosen = pick
         return s, m, ("%s: %s; score %.0f%% of off's L1D misses per switch at N=%s, "
-                      "geometric mean %.0f%% over every ring N" % (
+                      "geometric mean %.1f%% over every ring N" % (
                           pick, what, 100 * self.score(pick), ",".join(map(str, self.target_ns())),
                           100 * self.overall(pick)))
 
@@ -260,7 +260,7 @@ class Sweep(Doc):
         over, where, a, b = self.worst(self.chosen)
         targets = [("at least %d%% fewer L1D misses per switch at N = %s"
                     % (100 * TARGET_REDUCTION, ", ".join(map(str, ns))),
-                    ", ".join("N=%d %.0f%%" % (n, 100 * r) for n, r in zip(ns, red)),
+                    ", ".join("N=%d %+.0f%%" % (n, -100 * r) for n, r in zip(ns, red)),
                     all(r >= TARGET_REDUCTION for r in red)),
                    ("never more than 2% worse than off",
                     "worst: %s %+.1f%%" % (event_name(where), pct(a, b)), over <= 0)]
