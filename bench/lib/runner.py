@@ -122,7 +122,7 @@ class Run:
 
     def __init__(self, prog, wset, work, timeout=None, plugin_args="", after_each="",
                  tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None,
-                 out=None, record=None, record_tables=True):
+                 out=None, record=None, record_tables=True, series="colour"):
         """timeout: a boot's (default TIMEOUT, a smoke run's QUICK_TIMEOUT);
         after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
@@ -134,8 +134,9 @@ class Run:
         page goes (--out) instead of finish()'s results; record: the name of
         the record a whole full run keeps (RECORDS/NAME, keep()), with the
         tables' files unless record_tables is False (the experiment keeps
-        what it reads of them in record_files).  A replay of a record
-        writes nothing into it."""
+        what it reads of them in record_files); series: the series the run
+        measures (its pages' rows in runs.tsv name its version first).  A
+        replay of a record writes nothing into it."""
         self.prog, self.quick, self.plugin_args = prog, wset.endswith("-quick"), plugin_args
         self.timeout = (QUICK_TIMEOUT if self.quick else TIMEOUT) if timeout is None else timeout
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
@@ -144,6 +145,7 @@ class Run:
         self.kept_record = False    # keep() wrote the record
         self.record_files: list[str] = []   # an experiment's own files a record keeps
         self.record_tables = record_tables
+        self.series = series
         # A smoke boot takes a third of the time, every check the same: the
         # caches stand still between phases (bench/cachesim/README.md), and
         # the kernel arguments are SMOKE_KARGS.
@@ -374,7 +376,7 @@ class Run:
                          "this run's boots with earlier ones): run every layout, or record "
                          "it with python3 -m scripts.check_figures --record")
             elif not self.replay and not self.quick:
-                for page in results_mod.record(pages):
+                for page in results_mod.record(pages, first=self.series):
                     self.say("docs/results/runs.tsv: %s is a new run" % page)
             self.say("report: %s (%ds in all)" % (rel(results), time.time() - self.start))
         return self.tap.plan()
