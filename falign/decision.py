@@ -498,7 +498,7 @@ def main(argv=None):
     caches = bench_caches()
     hier = "/".join(hierarchy(dict(caches, L2=g + caches["L2"][2:])) for _, g in L2S[1:])
     run = Run("falign-decision", WSET + ("-quick" if quick else ""), work,
-              plugin_args=plugin_geometry(caches) + ",cpus=" + hier,
+              900 if quick else 3600, plugin_geometry(caches) + ",cpus=" + hier,
               resume=opts.resume, jobs=opts.jobs, pool=opts.pool)
     if unknown:
         run.bail("--layouts: %s: not a seed of the protocol (%s)" % (
