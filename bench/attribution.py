@@ -93,7 +93,7 @@ def tally(run, cases, layouts, nsets, line):
     for c, _ in cases:
         for lay in layouts:
             n = boot_name(c, lay)
-            maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
+            maps = page_maps(run.console(n))
             conf = read_conflicts(table_path(run.work, n, "conflicts"))
             for i, p in enumerate(run.boots[n]):
                 out[(c, i)].add(p, conf[i], maps[i], nsets, line)

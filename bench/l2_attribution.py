@@ -183,7 +183,7 @@ def named_path(run, name):
 def write_named(run, name, namer):
     """A boot's l2_conflicts= pairs, each line named by its owner (Namer, the
     page map of its phase), summed by (victim, evictor) (named_pairs.write())."""
-    maps = page_maps((run.work / (name + ".log")).read_text(errors="replace"))
+    maps = page_maps(run.console(name))
     conf = read_conflicts(table_path(run.work, name, "l2_conflicts"), regions=True)
     named = {}
     for i in sorted(conf):

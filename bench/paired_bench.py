@@ -140,8 +140,7 @@ class Report(Doc):
         return " ".join(out)
 
     def console(self, case):
-        log = self.work / ("%s.log" % boot_name(case, self.layouts[0]))
-        return log.read_text(errors="replace")
+        return self.run.console(boot_name(case, self.layouts[0]))
 
     def plot(self, out):
         """Estimated cycles against off: each case's mean and interval, a workload a tick."""
@@ -178,7 +177,7 @@ def check_params(run, layouts):
     for case, _ in CASES:
         for lay in layouts:
             n = boot_name(case, lay)
-            info = colour_info((run.work / (n + ".log")).read_text(errors="replace"))
+            info = colour_info(run.console(n))
             good = info.get("enabled") == ("1" if case == "on" else "0") and \
                 (case != "on" or int(info.get("colours", "0")) > 1)
             run.tap(good, "%s: colouring %s as asked (%s)" % (

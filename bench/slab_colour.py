@@ -204,8 +204,7 @@ class Report(Doc):
              "objects in use", "cost per object"], rows))
 
     def log(self, case):
-        log = self.work / ("%s.log" % boot_name(case, self.layouts[0]))
-        return log.read_text(errors="replace")
+        return self.run.console(boot_name(case, self.layouts[0]))
 
     def plot(self, out):
         """The ring's L1D conflict misses per case: median, range as error bars."""
@@ -246,7 +245,7 @@ def check(run, cases, layouts, colours, step):
                       if x != PLACEBO) if "slab_colour=" in args and BAD not in args else []
         for lay in layouts:
             n = boot_name(c, lay)
-            console = (run.work / (n + ".log")).read_text(errors="replace")
+            console = run.console(n)
             _, coloured, params, blocks = slab_info(console)
             problems = []
             if blocks != len(run.want):

@@ -62,7 +62,7 @@ def check(run: Run, names: Iterable[str], table: str = "conflicts") -> bool:
     for n in names:
         problems: list[str]
         b, problems = run.boots[n], []
-        maps = page_maps((run.work / (n + ".log")).read_text(errors="replace"))
+        maps = page_maps(run.console(n))
         conf = read_conflicts(table_path(run.work, n, table))
         if len(maps) != len(b):
             problems.append("%d page maps for %d phases" % (len(maps), len(b)))

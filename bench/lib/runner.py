@@ -261,6 +261,10 @@ class Run:
                                                       sym["_end"])
         return img
 
+    def console(self, name: str) -> str:
+        """Boot NAME's console, as this run's work dir keeps it."""
+        return (self.work / (name + ".log")).read_text(errors="replace")
+
     def system_map(self, key):
         """Image KEY's System.map, as this run's work dir keeps it."""
         return self.work / (key + ".System.map")
