@@ -33,7 +33,7 @@ from bench.lib.data import net
 from bench.lib.probe import bench_caches, plugin_geometry
 from bench.lib.record import work_dir
 from bench.lib.report import Doc, fmt, make_vars, plot_png, table_lines
-from bench.lib.runner import QUICK_TIMEOUT, ROOT, TIMEOUT, Run, boot_name, parser, run_args
+from bench.lib.runner import ROOT, Run, boot_name, parser, run_args
 from harness import facts, util
 CASES = STACK_CASES
 LAYOUTS, QUICK_LAYOUTS = 10, 2
@@ -228,8 +228,7 @@ def main(argv=None):
     work = work_dir(opts, stem + ("-quick" if quick else ""))
     geometry = plugin_geometry(bench_caches()) + (
         ",cpus=" + "/".join(c.hierarchy() for c in cpus) if cpus else "")
-    # The timeout is --quick's: a set of the user's (--workloads) may end in -quick or not.
-    run = Run("bench-paired", wset, work, QUICK_TIMEOUT if quick else TIMEOUT, geometry,
+    run = Run("bench-paired", wset, work, plugin_args=geometry,
               after_each=COLOUR_INFO, record=stem if publish else None, **run_args(opts))
     run.image("k", opts.image)
     # Layout by layout, every case in each (not layout_boots()'s case by case).

@@ -112,9 +112,10 @@ def layout_boots(cases, layouts, image):
 
 
 def run_args(a):
-    """Run's keyword arguments from options()' parse."""
-    return {"replay": a.report_only, "resume": a.resume, "jobs": a.jobs, "pool": a.pool,
-            "out": a.out}
+    """Run's keyword arguments from options()' parse (quick= False where the
+    tool has no --quick)."""
+    return {"quick": getattr(a, "quick", False), "replay": a.report_only, "resume": a.resume,
+            "jobs": a.jobs, "pool": a.pool, "out": a.out}
 
 
 class Run:
@@ -122,8 +123,11 @@ class Run:
 
     def __init__(self, prog, wset, work, timeout=None, plugin_args="", after_each="",
                  tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None,
-                 out=None, record=None, record_tables=True, series="colour"):
-        """timeout: a boot's (default TIMEOUT, a smoke run's QUICK_TIMEOUT);
+                 out=None, record=None, record_tables=True, series="colour", quick=None):
+        """quick: the smoke run (--quick: no record, the page in the work
+        dir; default: WSET is a quick subset, facts.tsv's NAME-quick, for
+        callers without run_args(), the frozen falign/decision.py);
+        timeout: a boot's (default TIMEOUT, a smoke run's QUICK_TIMEOUT);
         after_each: a guest command run after every workload (outside its
         window); tables: the plugin's PATH options each boot writes a file of
         (table_path(): conflicts, text_conflicts, profile); replay: the work
@@ -137,7 +141,8 @@ class Run:
         what it reads of them in record_files); series: the series the run
         measures (its pages' rows in runs.tsv name its version first).  A
         replay of a record writes nothing into it."""
-        self.prog, self.quick, self.plugin_args = prog, wset.endswith("-quick"), plugin_args
+        self.prog, self.plugin_args = prog, plugin_args
+        self.quick = wset.endswith("-quick") if quick is None else bool(quick)
         self.timeout = (QUICK_TIMEOUT if self.quick else TIMEOUT) if timeout is None else timeout
         self.tables, self.jobs, self.pool, self.out = tables, jobs, pool, out
         # Where this run's files are kept for good: a full run's record.

@@ -422,6 +422,19 @@ def records(t):
     t(got == [Path(d) / "x", TOP / "build/bench/x", TOP / "build/bench/x", Path("/w")],
       "work_dir: a full --report-only reads the committed record; a quick one, a run and "
       "--work do not", got)
+    # quick=: a run's own flag, not its workload set's name (a user's set of
+    # bench-paired may end in -quick); without it, the name decides.
+    with tempfile.TemporaryDirectory() as d:
+        for f, text in (("commands", "make x\n"), ("meta", "date=now\n")):
+            (Path(d) / f).write_text(text)
+
+        def mode(**kw):
+            r = runner.Run("bench-x", "cpus-quick", d, resume=True, record="x", **kw)
+            return r.quick, r.smoke, r.timeout, r.record_dir is not None
+        got = [mode(quick=False), mode()]
+    t(got == [(False, False, runner.TIMEOUT, True), (True, True, runner.QUICK_TIMEOUT, False)],
+      "Run(quick=False) over a -quick set is a full run; without quick=, the set's name "
+      "decides", got)
     # keep(): the run's files and argv into the record; a file missing
     # leaves the record before as it was.
     with tempfile.TemporaryDirectory() as d:
