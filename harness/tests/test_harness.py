@@ -1099,6 +1099,34 @@ class RealHardwareColumnTest(unittest.TestCase):
                 self.assertTrue(cell.startswith("no machine's file yet"), cell)
 
 
+class HarnessDocLinesTest(unittest.TestCase):
+    # A table cell of our files (`bench/lib/cases.py`, `cpus.py`: a bare name
+    # is in the first one's directory) and the cell after it, their lines:
+    # "11, 46", "120 + 154", or "173-772" (the fewest and the most).
+    OURS = re.compile(r"`((?:bench|harness)/[\w/]*\.py|[\w]+\.py)`")
+
+    def test_counts_are_today(self):
+        """docs/harness.md's line counts of bench/ and harness/ modules are
+        each file's wc -l today"""
+        checked = 0
+        for row in (facts.ROOT / "docs/harness.md").read_text().splitlines():
+            cells = [c.strip() for c in row.strip().strip("|").split("|")] \
+                if row.startswith("| ") else []
+            for files, count in zip(cells, cells[1:]):
+                names = self.OURS.findall(files)
+                if not names or "/" not in names[0] or \
+                        not re.fullmatch(r"[0-9]+((, | \+ |-)[0-9]+)*", count):
+                    continue
+                top = names[0].rsplit("/", 1)[0]
+                lines = [len((facts.ROOT / (n if "/" in n else top + "/" + n))
+                             .read_text().splitlines()) for n in names]
+                said = [int(n) for n in re.findall(r"[0-9]+", count)]
+                got = [min(lines), max(lines)] if "-" in count else lines
+                self.assertEqual(said, got, "%s: %s" % (files, count))
+                checked += 1
+        self.assertGreater(checked, 20)
+
+
 # ------------------------------------------------------------- types
 
 @unittest.skipUnless(shutil.which("mypy"), "no mypy (apt-get install mypy)")
