@@ -260,9 +260,9 @@ def check_layouts(run, keys, nsets, line):
 
 class Report(Doc):
     def __init__(self, run, choices, layouts, collisions, line, page="falign-layouts",
-                 make_args="", held_out=None):
+                 command="make falign-layouts", held_out=None):
         super().__init__(run)
-        self.line, self.page, self.make_args, self.lat = line, page, make_args, latency()
+        self.line, self.page, self.command, self.lat = line, page, command, latency()
         # {SELECT: {workload: the choice trained without it}}
         self.held_out = held_out or {}
         self.choices, self.layouts, self.collisions = choices, layouts, collisions
@@ -283,7 +283,7 @@ class Report(Doc):
             rows.append([self.labels[i]] + [str(self.spread(c, i, l1i)) for c, _ in self.choices] +
                 ["%s / %s" % (fmt(self.spread(base, i, lambda p: l1i(p, "fa_miss")).median),
                               fmt(self.spread(base, i, lambda p: l1i(p, "min_bound")).median))])
-        self.template("falign-layouts", "intro", make_args=self.make_args, date=m["date"],
+        self.template("falign-layouts", "intro", command=self.command, date=m["date"],
                       qemu=m["qemu"], gcc=m["gcc"], cpu=m["cpu"], kargs=" ".join(self.run.kargs),
                       where=self.run.where(), layouts=", ".join(map(str, self.layouts)),
                       base=self.choices[0][1], table=table_lines(
@@ -431,7 +431,19 @@ class Report(Doc):
         self.template("falign-layouts", "plot", page=self.page, base=self.choices[0][1])
 
 
-def main(argv=None):
+def command(opts) -> str:
+    """The make command that runs this, for the page's first line: make
+    falign-layouts with the variables given (CHOICES=, PAGE=), or another
+    target, whose recipe holds them (--target)."""
+    own = opts.target == "falign-layouts"
+    return "make " + opts.target + make_vars([
+        ("QUICK", 1 if opts.quick else None),
+        ("CHOICES", '"%s"' % opts.choices if opts.choices and own else None),
+        ("PAGE", opts.page if own and opts.page != "falign-layouts" else None)])
+
+
+def flags():
+    """The run's parser: the flags every bench tool takes, and its own."""
     p = parser(__doc__)
     p.add_argument("--choices", metavar='"IMAGE ..."',
                    help="some of facts.tsv's falign and falign-profile rows, in their order; "
@@ -439,7 +451,15 @@ def main(argv=None):
                    "run)")
     p.add_argument("--page", default="falign-layouts", metavar="NAME",
                    help="the report: docs/results/NAME.md (default falign-layouts)")
-    opts = p.parse_args(argv)
+    p.add_argument("--target", default="falign-layouts", metavar="NAME",
+                   help="the make target that runs it, for the page's first line (default "
+                   "falign-layouts; make falign-profiles passes its own, whose recipe holds "
+                   "the choices and the page)")
+    return p
+
+
+def main(argv=None):
+    opts = flags().parse_args(argv)
     quick = opts.quick
     caches = bench_caches()
     size, ways, line = caches["L1I"]
@@ -523,11 +543,7 @@ def main(argv=None):
         run.record_files += [f(run, k).name for k in keys for f in (named_path, sizes_path)]
         collisions = Collisions(run, keys)
         collisions.check(keys, raw)
-    make_args = make_vars([
-        ("QUICK", 1 if quick else None), ("CHOICES", '"%s"' % opts.choices if opts.choices
-                                          else None),
-        ("PAGE", opts.page if opts.page != "falign-layouts" else None)])
-    return run.finish(Report(run, choices, layouts, collisions, line, opts.page, make_args,
+    return run.finish(Report(run, choices, layouts, collisions, line, opts.page, command(opts),
                              held_out) if ok else None)
 
 

@@ -130,7 +130,7 @@ falign-train-profiles: deps-bench probe-build ## [bench] train again the hot-tex
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
 falign-profiles: deps-bench probe-build ## [bench] the committed hot-text profiles (on all programs, without each scored workload, by count and by density, in C3's order) scored against 16 B, 64 B and the default profile in three text layouts -> docs/results/falign-profiles.md
-	@python3 -m falign.layouts $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles
+	@python3 -m falign.layouts $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --target falign-profiles
 
 # make falign-decision [LAYOUTS="S ..."] [QUICK=1]: the code-layout decision,
 # pre-registered in docs/results/protocol-layout.md: five kernels in ten
