@@ -259,8 +259,7 @@ def check_layouts(run, keys, nsets, line):
 
 
 class Report(Doc):
-    def __init__(self, run, choices, layouts, collisions, line, page="falign-layouts",
-                 command="make falign-layouts", held_out=None):
+    def __init__(self, run, choices, layouts, collisions, line, page, command, held_out=None):
         super().__init__(run)
         self.line, self.page, self.command, self.lat = line, page, command, latency()
         # {SELECT: {workload: the choice trained without it}}
@@ -442,7 +441,7 @@ def command(opts) -> str:
         ("PAGE", opts.page if own and opts.page != "falign-layouts" else None)])
 
 
-def flags():
+def arg_parser():
     """The run's parser: the flags every bench tool takes, and its own."""
     p = parser(__doc__)
     p.add_argument("--choices", metavar='"IMAGE ..."',
@@ -459,7 +458,7 @@ def flags():
 
 
 def main(argv=None):
-    opts = flags().parse_args(argv)
+    opts = arg_parser().parse_args(argv)
     quick = opts.quick
     caches = bench_caches()
     size, ways, line = caches["L1I"]

@@ -431,16 +431,19 @@ def records(t):
         def mode(**kw):
             r = runner.Run("bench-x", "cpus-quick", d, resume=True, record="x", **kw)
             return r.quick, r.smoke, r.timeout, r.record_dir is not None
-        got = [mode(quick=False), mode()]
-    t(got == [(False, False, runner.TIMEOUT, True), (True, True, runner.QUICK_TIMEOUT, False)],
+        got = [mode(quick=False), mode()] + [
+            runner.run_args(runner.parser("", quick=q).parse_args(a))["quick"]
+            for q, a in ((True, ["--quick"]), (True, []), (False, []))]
+    t(got == [(False, False, runner.TIMEOUT, True), (True, True, runner.QUICK_TIMEOUT, False),
+              True, False, False],
       "Run(quick=False) over a -quick set is a full run; without quick=, the set's name "
-      "decides", got)
+      "decides; run_args() hands on --quick (False for a tool without it)", got)
     # A falign page's first line: make falign-layouts with its variables,
     # or the target that ran it (make falign-profiles), whose recipe holds them.
     from falign import layouts
 
     def command(*argv):
-        return layouts.command(layouts.flags().parse_args(list(argv)))
+        return layouts.command(layouts.arg_parser().parse_args(list(argv)))
     got = [command(), command("--quick"), command("--choices", "a b", "--page", "x"),
            command("--choices", "a b", "--page", "x", "--target", "x")]
     t(got == ["make falign-layouts", "make falign-layouts QUICK=1",
