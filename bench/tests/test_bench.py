@@ -438,17 +438,6 @@ def records(t):
               True, False, False],
       "Run(quick=False) over a -quick set is a full run; without quick=, the set's name "
       "decides; run_args() hands on --quick (False for a tool without it)", got)
-    # A falign page's first line: make falign-layouts with its variables,
-    # or the target that ran it (make falign-profiles), whose recipe holds them.
-    from falign import layouts
-
-    def command(*argv):
-        return layouts.command(layouts.arg_parser().parse_args(list(argv)))
-    got = [command(), command("--quick"), command("--choices", "a b", "--page", "x"),
-           command("--choices", "a b", "--page", "x", "--target", "x")]
-    t(got == ["make falign-layouts", "make falign-layouts QUICK=1",
-              'make falign-layouts CHOICES="a b" PAGE=x', "make x"],
-      "falign.layouts.command(): the page names the make target that ran it", got)
     # keep(): the run's files and argv into the record; a file missing
     # leaves the record before as it was.
     with tempfile.TemporaryDirectory() as d:

@@ -6,7 +6,8 @@ scripts/generate_hot_text_lds.sh (the falign series, from build/linux) on
 small objects built with -ffunction-sections and linked with ld -r as
 vmlinux.o is: the profile's functions first, in its order, each on the
 fewest lines its size allows, the chosen one of two static functions of one
-name, the rest folded back.  TAP."""
+name, the rest folded back.  And the first line of falign/layouts.py's
+page: the make command that ran it.  TAP."""
 import io
 import re
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
-from falign import hot_text  # noqa: E402
+from falign import hot_text, layouts  # noqa: E402
 from harness import tap  # noqa: E402
 
 SYSTEM_MAP = """ffffffff81000000 T _stext
@@ -257,6 +258,15 @@ def main():
         rc = hot_text.main(["check", str(hot_text.PROJECT)])
         t(rc == 0, "the project's profile %s reads" % hot_text.PROJECT.name)
         generator(t, d)
+    # A falign page's first line: make falign-layouts with its variables,
+    # or the target that ran it (make falign-profiles), whose recipe holds them.
+    got = [layouts.command(layouts.arg_parser().parse_args(a)) for a in
+           ([], ["--quick"], ["--choices", "a b", "--page", "x"],
+            ["--choices", "a b", "--page", "x", "--target", "x"])]
+    want = ["make falign-layouts", "make falign-layouts QUICK=1",
+            'make falign-layouts CHOICES="a b" PAGE=x', "make x"]
+    t(got == want, "falign.layouts.command(): the page names the make target that ran it",
+      diag=[] if got == want else [str(got)])
     return t.plan()
 
 
