@@ -403,12 +403,10 @@ def main(argv=None):
     # The smoke run simulates the first CPU's L1D once more as an l1d_extra=,
     # whose MRU and invalidation paths are the sweep's, not the hierarchies'.
     extra = ",l1d_extra=%d:%d:%d" % cpus[0].caches["L1D"] if quick else ""
+    command = "make bench-cpu DUMP=%s%s" % (dump, " QUICK=1" if quick else "") if one else None
     run = Run("bench-cpu" if one else "bench-cpus", "cpus-quick" if quick else "cpus", work,
               1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]) + extra,
-              record=None if one else "cpus", **run_args(opts))
-    if one:
-        run.commands[0] = "make bench-cpu DUMP=%s%s   # bench/cpus.py, which runs:" % (
-            dump, " QUICK=1" if quick else "")
+              record=None if one else "cpus", command=command, **run_args(opts))
     run.image("bench", "bench")
     run.meta.setdefault("kargs", " ".join(run.kargs))
     boots = layout_boots(cases, pick + score, "bench")

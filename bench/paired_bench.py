@@ -228,8 +228,14 @@ def main(argv=None):
     work = work_dir(opts, stem + ("-quick" if quick else ""))
     geometry = plugin_geometry(bench_caches()) + (
         ",cpus=" + "/".join(c.hierarchy() for c in cpus) if cpus else "")
-    run = Run("bench-paired", wset, work, plugin_args=geometry,
-              after_each=COLOUR_INFO, record=stem if publish else None, **run_args(opts))
+    make_args = make_vars([
+        ("QUICK", 1 if quick else None), ("LAYOUTS", opts.layouts),
+        ("IMAGE", opts.image if opts.image != "bench" else None),
+        ("WORKLOADS", opts.workloads), ("CLASSES", 1 if cpus else None),
+        ("PUBLISH", 1 if mine and opts.publish else None)])
+    run = Run("bench-paired", wset, work, plugin_args=geometry, after_each=COLOUR_INFO,
+              record=stem if publish else None, command="make bench-paired" + make_args,
+              **run_args(opts))
     run.image("k", opts.image)
     # Layout by layout, every case in each (not layout_boots()'s case by case).
     boots = [(boot_name(c, lay), "k", "%s bench_layout=%d" % (a, lay))
@@ -238,11 +244,6 @@ def main(argv=None):
     ok = run.check_boots([b[0] for b in boots], extras=3 * len(cpus)) and \
         check_params(run, layouts)
     image = run.meta.get("fragments_k", opts.image)
-    make_args = make_vars([
-        ("QUICK", 1 if quick else None), ("LAYOUTS", opts.layouts),
-        ("IMAGE", opts.image if opts.image != "bench" else None),
-        ("WORKLOADS", opts.workloads), ("CLASSES", 1 if cpus else None),
-        ("PUBLISH", 1 if mine and opts.publish else None)])
     report = Report(run, layouts, image, opts.workloads, cpus, make_args) if ok else None
     return run.finish(report, ROOT / "docs/results" if publish else run.work)
 

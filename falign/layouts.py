@@ -467,7 +467,7 @@ def main(argv=None):
     run = Run("falign-layouts", "falign-layouts-quick" if quick else "falign-layouts", work,
               plugin_args=plugin_geometry(caches), tables=("text_conflicts",),
               record=None if quick else opts.page, record_tables=False, series="falign",
-              **run_args(opts))
+              command=command(opts), **run_args(opts))
     ordered = []    # (key, profile) of the images built with HOT_TEXT_ORDER
     held_out = {}
     if quick:   # make check's images: the test image, its padded twin, and off (HOT_TEXT_ORDER)

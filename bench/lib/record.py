@@ -6,6 +6,7 @@ or leaves the one there was; argv says what writes the page, and pages
 (Run.finish) the files the page is."""
 
 import argparse
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -33,10 +34,28 @@ def record_argv(flags: argparse.ArgumentParser) -> list[str]:
     __main__ and its arguments."""
     if ARGV:
         return ["bench", "run"] + own_argv(ARGV, flags)
-    spec = getattr(sys.modules["__main__"], "__spec__", None)
-    if spec is None:
+    module = main_module()
+    if module is None:
         raise util.Error("a record is written by python3 -m MODULE, not by a script")
-    return own_argv([spec.name] + sys.argv[1:], flags)
+    return own_argv([module] + sys.argv[1:], flags)
+
+
+def main_module() -> str | None:
+    """The module python3 -m runs as __main__; None for a script."""
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    return spec.name if spec else None
+
+
+def command_line() -> str:
+    """This run's command line, for people: python3 -m bench run NAME ...
+    (ARGV), or the module (or the script) run as __main__, with its
+    arguments."""
+    if ARGV:
+        argv = ["-m", "bench", "run"] + ARGV
+    else:
+        module = main_module()
+        argv = (["-m", module] if module else [sys.argv[0]]) + sys.argv[1:]
+    return shlex.join(["python3"] + argv)
 
 
 def replay_options() -> argparse.ArgumentParser:

@@ -123,7 +123,8 @@ class Run:
 
     def __init__(self, prog, wset, work, timeout=None, plugin_args="", after_each="",
                  tables=(), replay=False, resume=False, jobs=2, pool="builtin", smoke=None,
-                 out=None, record=None, record_tables=True, series="colour", quick=None):
+                 out=None, record=None, record_tables=True, series="colour", quick=None,
+                 command=None):
         """quick: the smoke run (--quick: no record, the page in the work
         dir; default: WSET is a quick subset, facts.tsv's NAME-quick, for
         callers without run_args(), the frozen falign/decision.py);
@@ -139,8 +140,11 @@ class Run:
         the record a whole full run keeps (RECORDS/NAME, keep()), with the
         tables' files unless record_tables is False (the experiment keeps
         what it reads of them in record_files); series: the series the run
-        measures (its pages' rows in runs.tsv name its version first).  A
-        replay of a record writes nothing into it."""
+        measures (its pages' rows in runs.tsv name its version first);
+        command: the make command the commands file begins with, before
+        the command line it ran (default make PROG, QUICK=1 for a quick
+        run).  A replay of a record writes
+        nothing into it."""
         self.prog, self.plugin_args = prog, plugin_args
         self.quick = wset.endswith("-quick") if quick is None else bool(quick)
         self.timeout = (QUICK_TIMEOUT if self.quick else TIMEOUT) if timeout is None else timeout
@@ -181,8 +185,8 @@ class Run:
                      "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                      "qemu": util.tool_version(["qemu-system-x86_64", "--version"]),
                      "gcc": util.tool_version(["gcc", "--version"]), "cpu": CPU}
-        self.commands = ["make %s%s   # bench/%s.py, which runs:" % (
-            prog, " QUICK=1" if self.quick else "", prog.replace("bench-", ""))]
+        command = command or "make %s%s" % (prog, " QUICK=1" if self.quick else "")
+        self.commands = ["%s   # %s, which runs:" % (command, record_mod.command_line())]
         self.booted = set()  # the command lines whose boots --resume keeps
         if self.resume and (self.work / "commands").exists():
             self.booted = set((self.work / "commands").read_text().splitlines())

@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parents[2]
@@ -438,6 +439,35 @@ def records(t):
               True, False, False],
       "Run(quick=False) over a -quick set is a full run; without quick=, the set's name "
       "decides; run_args() hands on --quick (False for a tool without it)", got)
+    # The commands file's first line: the make command, then the command
+    # line: python3 -m bench run NAME, a module's or a script's.
+    with tempfile.TemporaryDirectory() as d:
+        for f, text in (("commands", "make x\n"), ("meta", "date=now\n")):
+            (Path(d) / f).write_text(text)
+
+        def first(**kw):
+            return runner.Run("bench-x", "cpus", d, resume=True, **kw).commands[0]
+        main, argv, saved = sys.modules["__main__"], sys.argv, list(record.ARGV)
+        try:
+            record.ARGV[:] = ["x", "--layouts", "1 2"]
+            got = [first(), first(quick=True), first(command="make y Z=1")]
+            record.ARGV[:] = []
+            sys.argv = ["/p/layouts.py", "--page", "p"]
+            sys.modules["__main__"] = types.SimpleNamespace(
+                __spec__=types.SimpleNamespace(name="falign.layouts"))
+            got.append(first())
+            sys.modules["__main__"] = types.SimpleNamespace(__spec__=None)
+            got.append(first())
+        finally:
+            sys.modules["__main__"], sys.argv = main, argv
+            record.ARGV[:] = saved
+    t(got == ["make bench-x   # python3 -m bench run x --layouts '1 2', which runs:",
+              "make bench-x QUICK=1   # python3 -m bench run x --layouts '1 2', which runs:",
+              "make y Z=1   # python3 -m bench run x --layouts '1 2', which runs:",
+              "make bench-x   # python3 -m falign.layouts --page p, which runs:",
+              "make bench-x   # python3 /p/layouts.py --page p, which runs:"],
+      "Run's commands begin with its make command (command=, or make PROG) and its "
+      "command line (bench run NAME, a module's, a script's)", got)
     # keep(): the run's files and argv into the record; a file missing
     # leaves the record before as it was.
     with tempfile.TemporaryDirectory() as d:
