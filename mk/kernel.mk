@@ -122,14 +122,14 @@ falign-train-profiles: deps-bench probe-build ## [bench] train again the hot-tex
 
 # make falign-profiles: the committed profiles of falign/profiles/ (make
 # falign-train-profiles trains them) each scored in three text layouts
-# beside 16 B, 64 B and the series' default profile, paired, each held-out
+# beside 16 B, 64 B and falign-ordered (the shipped profile), paired, each held-out
 # workload against the profile that never saw it ->
 # docs/results/falign-profiles.md and its record.  It trains nothing, so
 # the page is the committed profiles' score.  REPORT_ONLY=1, RESUME=1 and
 # WORK= pass on.
 FALIGN_PROFILE_CHOICES = falign-default falign-64b falign-ordered $(shell awk -F'\t' '$$1 == "falign-profile" { print $$2 }' facts.tsv)
 .PHONY: falign-profiles
-falign-profiles: deps-bench probe-build ## [bench] the committed hot-text profiles (on all programs, without each scored workload, by count and by density, in C3's order) scored against 16 B, 64 B and the default profile in three text layouts -> docs/results/falign-profiles.md
+falign-profiles: deps-bench probe-build ## [bench] the committed hot-text profiles (on all programs, without each scored workload, by count and by density, in C3's order) scored against 16 B, 64 B and the shipped profile in three text layouts -> docs/results/falign-profiles.md
 	@python3 -m falign.layouts $(BENCH_FLAGS) --choices "$(FALIGN_PROFILE_CHOICES)" --page falign-profiles --target falign-profiles
 
 # make falign-decision [LAYOUTS="S ..."] [QUICK=1]: the code-layout decision,
