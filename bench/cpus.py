@@ -32,7 +32,7 @@ from bench.lib.cost import latency
 from bench.lib.cpus import Cpu, cpu_cycles, hierarchy
 from bench.lib.data import net
 from bench.lib.record import work_dir
-from bench.lib.report import Doc, Spread, fmt, plot_png, table_lines
+from bench.lib.report import Doc, Spread, fmt, make_vars, plot_png, table_lines
 from bench.lib.runner import ROOT, Run, boot_name, layout_boots, parser, run_args
 from harness import facts, util
 GRID = [(3, 1024, "balanced"), (4, 1024, "balanced"), (2, 2048, "balanced"),
@@ -403,7 +403,8 @@ def main(argv=None):
     # The smoke run simulates the first CPU's L1D once more as an l1d_extra=,
     # whose MRU and invalidation paths are the sweep's, not the hierarchies'.
     extra = ",l1d_extra=%d:%d:%d" % cpus[0].caches["L1D"] if quick else ""
-    command = "make bench-cpu DUMP=%s%s" % (dump, " QUICK=1" if quick else "") if one else None
+    command = "make bench-cpu" + make_vars([("DUMP", dump), ("QUICK", 1 if quick else None)]) \
+        if one else None
     run = Run("bench-cpu" if one else "bench-cpus", "cpus-quick" if quick else "cpus", work,
               1800, "cpus=" + "/".join([c.hierarchy() for c in cpus] + [PRIMARY]) + extra,
               record=None if one else "cpus", command=command, **run_args(opts))

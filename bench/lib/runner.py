@@ -32,7 +32,7 @@ from typing import Any, Iterator
 from bench.lib import record as record_mod
 from bench.lib.data import CACHES, REGIONS, Boot
 from bench.lib.guest import cmd_workload, guest_programs
-from bench.lib.report import WRITTEN
+from bench.lib.report import WRITTEN, make_vars
 from harness import facts, kernel, qemu, tap, util
 from harness import results as results_mod
 
@@ -143,8 +143,7 @@ class Run:
         measures (its pages' rows in runs.tsv name its version first);
         command: the make command the commands file begins with, before
         the command line it ran (default make PROG, QUICK=1 for a quick
-        run).  A replay of a record writes
-        nothing into it."""
+        run).  A replay of a record writes nothing into it."""
         self.prog, self.plugin_args = prog, plugin_args
         self.quick = wset.endswith("-quick") if quick is None else bool(quick)
         self.timeout = (QUICK_TIMEOUT if self.quick else TIMEOUT) if timeout is None else timeout
@@ -185,7 +184,7 @@ class Run:
                      "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                      "qemu": util.tool_version(["qemu-system-x86_64", "--version"]),
                      "gcc": util.tool_version(["gcc", "--version"]), "cpu": CPU}
-        command = command or "make %s%s" % (prog, " QUICK=1" if self.quick else "")
+        command = command or "make " + prog + make_vars([("QUICK", 1 if self.quick else None)])
         self.commands = ["%s   # %s, which runs:" % (command, record_mod.command_line())]
         self.booted = set()  # the command lines whose boots --resume keeps
         if self.resume and (self.work / "commands").exists():
