@@ -5,8 +5,9 @@ Every boot simulates, beside the bench model's caches, the L1D, L1I and L2 of
 each CPU (kcolour-cachesim cpus=, from kcolour-probe --cpuid-file DUMP --json
 of facts.tsv's benchcpu dumps), so one boot per (setting, layout) scores
 every CPU on the same guest run.  The settings: colouring off, a grid of
-colour counts x steps x policies, and each CPU's derived line exactly as
-kcolour-probe --cmdline prints it.  The guest kernel stays the bench's
+colour counts x steps x policies, each CPU's derived line exactly as
+kcolour-probe --cmdline prints it, and placebos (colouring off under an
+argument as long as a grid point's, and as each derived line).  The guest kernel stays the bench's
 Skylake-Client: QEMU 7.2 cannot present a dump's CPUID, so the kernel's own
 decode of these CPUs is not exercised here (the probe's is, and
 kernel = probe = sysfs on the QEMU models: make demo-matrix).
@@ -47,7 +48,9 @@ QUICK_GRID = [(4, 512, "balanced")]
 # The placebo: colouring off, with the 3 x 1 KiB grid point's fields (its
 # line one character longer), so that off against the placebo shows what a
 # setting's argument alone moves; never a candidate optimum or fixed setting.
-# Not in the smoke run.
+# Not in the smoke run.  Each derived line that colours has a placebo of
+# its own as well (placebo_of()): a derived line is a dozen characters
+# longer than a grid point's.
 PLACEBO = ("placebo", "kstack_colour=off,colours=3,step=1024,max_offset=2048,policy=balanced")
 PICK, SCORE = (1, 2, 3, 4), (5, 6, 7, 8)
 QUICK_PICK, QUICK_SCORE = (1,), (2,)
@@ -78,10 +81,20 @@ def derived_key(line):
     return int(kv["colours"]), int(kv["step"]), kv["policy"]
 
 
+def placebo_of(name, line):
+    """The placebo of setting NAME's kstack_colour= line: the same fields
+    with colouring off, so an argument one character longer."""
+    return "placebo-" + name, "kstack_colour=off" + line[len("kstack_colour=on"):]
+
+
+def is_placebo(name):
+    return name == PLACEBO[0] or name.startswith(PLACEBO[0] + "-")
+
+
 def settings(cpus, grid, placebo=True):
     """[(name, kernel args)]: off, the placebo, each distinct derived line
-    (exactly as the probe prints it), then the grid points that no derived
-    line already is."""
+    (exactly as the probe prints it) followed by its own placebo where it
+    colours, then the grid points that no derived line already is."""
     out, derived = [("off", "kstack_colour=off")] + [PLACEBO] * placebo, set()
     for c in cpus:
         if c.derived in (a for _, a in out):
@@ -89,7 +102,7 @@ def settings(cpus, grid, placebo=True):
         key = derived_key(c.derived)
         name = ("c1-derived" if key is None else "c%d-s%d-%s" % key) + \
             "-shift" + line_fields(c.derived).get("shift", "")
-        out.append((name, c.derived))
+        out += [(name, c.derived)] + [placebo_of(name, c.derived)] * (placebo and key is not None)
         derived.add(key)
     return out + [("c%d-s%d-%s" % g, setting_args(*g)) for g in grid if g not in derived]
 
@@ -116,6 +129,9 @@ class Cpus(Doc):
                                               for p in phases}
         self.workloads = list(self.cyc[cases[0][0], 0, pick[0]])
         self.has_placebo = PLACEBO in cases
+        self.case_names = [c for c, _ in cases]
+        # Each derived line's own placebo was booted (runs since 2026-12-07)
+        self.has_own_placebo = any(self.own_placebo(i) for i in range(len(cpus)))
         self.opt, self.fixed = self.choose()
 
     def cycles(self, p, i):
@@ -134,7 +150,7 @@ class Cpus(Doc):
 
     def choose(self):
         """Each CPU's optimum and the best fixed setting, on the pick layouts."""
-        cases = [c for c, _ in self.cases if c != PLACEBO[0]]
+        cases = [c for c, _ in self.cases if not is_placebo(c)]
         opt = [min(cases, key=lambda c: (self.gm(c, i, self.pick).median, c))
                for i in range(len(self.cpus))]
         fixed = min(cases, key=lambda c: (geomean(
@@ -153,6 +169,13 @@ class Cpus(Doc):
         """The case booted with CPU i's derived line."""
         return next(n for n, a in self.cases if a == self.cpus[i].derived)
 
+    def own_placebo(self, i):
+        """The placebo of CPU i's derived line, None where the line colours
+        nothing or the run booted no such placebo."""
+        d = self.derived(i)
+        name = placebo_of(d, self.cpus[i].derived)[0]
+        return name if d != "off" and name in self.case_names else None
+
     def rel(self, case, i):
         """A setting against off on the scoring layouts, paired: a table cell."""
         return self.pair(case, i, self.score).cell() if case != "off" else ""
@@ -161,7 +184,8 @@ class Cpus(Doc):
         """The issue's three targets for CPU i, paired on the scoring layouts:
         (within: the derived setting not measurably more than TARGET_SLACK %
         above the optimum; beats fixed: measurably lower than the fixed
-        setting; the workloads where it is measurably higher than off)."""
+        setting; the workloads where it is measurably higher than off), and
+        the workloads where it is measurably higher than its own placebo."""
         d = self.derived(i)
         to_opt, to_fixed = (self.pair(d, i, self.score, control=c) for c in (self.opt[i],
                                                                              self.fixed))
@@ -170,9 +194,10 @@ class Cpus(Doc):
             to_opt.lo <= TARGET_SLACK
         beats = False if d == self.fixed else None if to_fixed.verdict == paired.NA else \
             to_fixed.verdict == paired.LOWER
-        worse = [w for w in self.workloads
-                 if d != "off" and self.pair(d, i, self.score, w).verdict == paired.HIGHER]
-        return within, beats, worse
+        worse, worse_placebo = ([w for w in self.workloads if control and self.pair(
+            d, i, self.score, w, control=control).verdict == paired.HIGHER]
+            for control in ("off" if d != "off" else None, self.own_placebo(i)))
+        return within, beats, worse, worse_placebo
 
     def save(self, results):
         m = self.meta
@@ -202,7 +227,9 @@ class Cpus(Doc):
             "method's own bias;" if self.has_placebo else "",
             fixed=self.fixed, results=self.results_table(hits), slack="%g" % TARGET_SLACK,
             within=sum(h[0] is True for h in hits), ncpus=len(hits),
-            beats=sum(h[1] is True for h in hits), worse=sum(len(h[2]) for h in hits))
+            beats=sum(h[1] is True for h in hits), worse=sum(len(h[2]) for h in hits),
+            worse_own="; measurably above its own placebo on %d" % sum(len(h[3]) for h in hits)
+            if self.has_own_placebo else "")
         power = self.power()
         if power and len(self.score) > 1:
             self.template("cpus", "power", layouts=len(self.score), target="%g" % TARGET,
@@ -216,6 +243,14 @@ class Cpus(Doc):
                           largest="%+.2f%%" % max((b.pct for b in bias), key=abs),
                           placebo_by=self.by_workload(lambda i: PLACEBO[0]),
                           derived_by=self.by_workload(self.derived))
+        if self.has_own_placebo:
+            colours = [i for i in range(len(self.cpus)) if self.own_placebo(i)]
+            bias = [self.pair(self.own_placebo(i), i, self.score, w) for i in colours
+                    for w in self.workloads]
+            self.template("cpus", "own-placebo", real=sum(b.real for b in bias),
+                          cells=len(bias), largest="%+.2f%%" % max((b.pct for b in bias), key=abs),
+                          placebo_by=self.by_workload(self.own_placebo),
+                          derived_by=self.by_workload(self.derived, self.own_placebo))
         self.grid_section()
         self.policy_section()
         self.rule_section()
@@ -226,35 +261,44 @@ class Cpus(Doc):
         self.write_md(results / "cpus.md")
 
     def results_table(self, hits):
-        """Each CPU's row: off, the placebo, optimum, derived and fixed against
-        off, and the targets (hits: targets() of each CPU)."""
-        rows = []
+        """Each CPU's row: off, the placebo, optimum, derived (and its own
+        placebo) and fixed against off, and the targets (hits: targets() of
+        each CPU)."""
+        rows, own = [], self.has_own_placebo
         for i, c in enumerate(self.cpus):
-            w, b, worse = hits[i]
+            w, b, worse, worse_own = hits[i]
+            placebo = self.own_placebo(i)
             rows.append([c.name, c.set, str(self.gm("off", i, self.score))] +
                         ([self.rel(PLACEBO[0], i)] if self.has_placebo else []) +
                         ["%s %s" % (self.opt[i], self.rel(self.opt[i], i)),
-                         "%s %s" % (self.derived(i), self.rel(self.derived(i), i)),
-                         self.rel(self.fixed, i), {True: "yes", False: "**no**"}.get(w, "n/a"),
-                         {True: "yes", False: "no"}.get(b, "n/a"), ", ".join(worse) or "none"])
+                         "%s %s" % (self.derived(i), self.rel(self.derived(i), i))] +
+                        [self.rel(placebo, i) if placebo else "-"] * own +
+                        [self.rel(self.fixed, i), {True: "yes", False: "**no**"}.get(w, "n/a"),
+                         {True: "yes", False: "no"}.get(b, "n/a"), ", ".join(worse) or "none"] +
+                        [(", ".join(worse_own) or "none") if placebo else "-"] * own)
         return table_lines(["CPU", "set", "off"] + ["placebo"] * self.has_placebo +
-                           ["optimum", "derived", "fixed", "derived within target",
-                            "derived beats fixed", "workloads where derived is worse than off"],
-                           rows, "llr" + "r" * self.has_placebo + "rrrlll")
+                           ["optimum", "derived"] + ["derived's own placebo"] * own +
+                           ["fixed", "derived within target", "derived beats fixed",
+                            "workloads where derived is worse than off"] +
+                           ["workloads where derived is worse than its own placebo"] * own,
+                           rows, "llr" + "r" * self.has_placebo + "rr" + "r" * own + "rlll" +
+                           "l" * own)
 
-    def by_workload(self, case):
-        """Where case(CPU index) differs from off on the scoring layouts, by
-        workload: how many CPUs, and the means' range ("none" if nowhere)."""
+    def by_workload(self, case, control=lambda i: "off"):
+        """Where case(CPU index) differs from control(CPU index) (off) on the
+        scoring layouts, by workload: how many CPUs, and the means' range
+        ("none" if nowhere); a CPU whose case is off or control None is not
+        counted."""
         out = []
+        cpus = [i for i in range(len(self.cpus)) if case(i) not in ("off", None) and control(i)]
         for w in self.workloads:
-            real = [p.pct for i in range(len(self.cpus)) if case(i) != "off"
-                    for p in [self.pair(case(i), i, self.score, w)] if p.real]
-            of = sum(case(i) != "off" for i in range(len(self.cpus)))
+            real = [p.pct for i in cpus
+                    for p in [self.pair(case(i), i, self.score, w, control=control(i))] if p.real]
             for what, side in (("lower", [x for x in real if x < 0]),
                                ("higher", [x for x in real if x > 0])):
                 if side:
                     out.append("%s %s on %d of %d CPUs (%s)" % (
-                        w, what, len(side), of, "%+.2f%%" % side[0] if len(side) == 1 else
+                        w, what, len(side), len(cpus), "%+.2f%%" % side[0] if len(side) == 1 else
                         "%+.2f%% to %+.2f%%" % (min(side), max(side))))
         return "; ".join(out) or "none"
 
@@ -410,6 +454,7 @@ def main(argv=None):
               record=None if one else "cpus", command=command, **run_args(opts))
     run.image("bench", "bench")
     run.meta.setdefault("kargs", " ".join(run.kargs))
+    cases = run.booted_cases(cases, pick[0])
     boots = layout_boots(cases, pick + score, "bench")
     run.boot("settings x layouts", boots)
     names = [b[0] for b in boots]

@@ -285,6 +285,15 @@ class Run:
         self.boots.update((c[0], Boot(self.work / c[0])) for c in cases)
         self.cases += cases
 
+    def booted_cases(self, cases, layout):
+        """Of cases (NAME, ARGS), those this run boots: every one, but in a
+        replay only those its record booted (in layout N), so that a page
+        written again from an older record shows what that run booted."""
+        if not self.replay:
+            return cases
+        held = {line.split(" ", 1)[0] for line in (self.work / "cases").read_text().splitlines()}
+        return [c for c in cases if boot_name(c[0], layout) in held]
+
     def run_boots(self, stage, cases, engine):
         # Several vCPUs hang under -icount (bench/cachesim/README.md, SMP):
         # one TCG thread without it, on host time, so not repeatable.

@@ -138,15 +138,19 @@ def main():
     grid = [(3, 1024, "balanced"), (4, 512, "balanced")]
     got, smoke = cpus.settings(fake, grid), cpus.settings(fake, grid, placebo=False)
     t([n for n, _ in got] == ["off", "placebo", "c3-s1024-balanced-shift12",
-                              "c3-s1024-balanced-shift15", "c1-derived-shift12",
+                              "placebo-c3-s1024-balanced-shift12", "c3-s1024-balanced-shift15",
+                              "placebo-c3-s1024-balanced-shift15", "c1-derived-shift12",
                               "c1-derived-shift11", "c4-s512-balanced"]
-      and got[6][1] == "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced"
-      and got[4][1] == line % (12, 1) and smoke == got[:1] + got[2:]
+      and got[8][1] == "kstack_colour=on,colours=4,step=512,max_offset=1536,policy=balanced"
+      and got[6][1] == line % (12, 1) and smoke == [got[i] for i in (0, 2, 4, 6, 7, 8)]
       and got[1][1].startswith("kstack_colour=off,")
-      and abs(len(got[1][1]) - len(cpus.setting_args(3, 1024, "balanced"))) <= 1,
+      and abs(len(got[1][1]) - len(cpus.setting_args(3, 1024, "balanced"))) <= 1
+      and got[3][1] == (line % (12, 3)).replace("=on,", "=off,", 1)
+      and len(got[5][1]) == len(line % (15, 3)) + 1,
       "settings: off once, the placebo (colouring off, as long as a grid line; not in the "
-      "smoke run), each distinct derived line exactly (one-colour lines by their shift), the "
-      "grid points no derived line already is", got)
+      "smoke run), each distinct derived line exactly (one-colour lines by their shift) and, "
+      "where it colours, its own placebo (its fields, colouring off), the grid points no "
+      "derived line already is", got)
 
     # make bench-cpus' targets, paired on the scoring layouts: the layouts
     # spread the figures by 20%, a setting moves them by 2% in every one.
@@ -162,7 +166,16 @@ def main():
                              "w2": 50 * spread[lay] * e[1]}
                for (c, i), e in effect.items() for lay in rep.score}
     rep.workloads, rep.opt, rep.fixed = ["w1", "w2"], ["da", "fixed"], "fixed"
+    rep.case_names = [c for c, _ in rep.cases]
     got = [rep.targets(0), rep.targets(1)]
+    # CPU a's derived line with its own placebo, which lowers w2 by 4%: the
+    # line, 2% below off, is 2% above its placebo there.
+    rep.cases.append(("placebo-da", "kstack_colour=off"))
+    rep.case_names.append("placebo-da")
+    rep.cyc.update({("placebo-da", 0, lay): {"w1": 100 * spread[lay],
+                                             "w2": 50 * spread[lay] * 0.96}
+                    for lay in rep.score})
+    own = [rep.own_placebo(0), rep.own_placebo(1), rep.targets(0)]
     # The placebo, lowest of all on the pick layout, is never chosen.
     rep.cases.append(cpus.PLACEBO)
     for i, e in ((0, 0.9), (1, 0.9)):
@@ -175,10 +188,13 @@ def main():
     t("placebo" not in rep.choose()[0] and rep.choose()[1] != "placebo",
       "bench-cpus: the placebo, though lowest on the pick layouts, is no CPU's optimum and "
       "not the fixed setting", [str(rep.choose())])
-    t(got == [(True, True, []), (True, False, ["w2"])],
+    t(got == [(True, True, [], []), (True, False, ["w2"], [])],
       "bench-cpus targets, paired: a derived setting 2% lower in every layout is within the "
       "optimum and beats the fixed one; one 2% higher on a workload is worse than off there, "
       "and 1% above the optimum is within its 3%", [str(got)])
+    t(own == ["placebo-da", None, (True, True, [], ["w2"])],
+      "bench-cpus: a derived line below off but above its own placebo on a workload is worse "
+      "than its placebo there; a CPU whose line has no placebo booted has none", [str(own)])
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
