@@ -22,13 +22,17 @@ Debian's linux-source-6.12), unpacked and committed once into a bare repo
 under $KCOLOUR_CACHE/base.
 """
 
+import calendar
 import hashlib
+import lzma
 import os
 import re
 import shutil
 import subprocess
+import tarfile
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import List, Optional, Union
 
@@ -186,36 +190,70 @@ def _base_repo():
 
 
 def _make_base_repo(repo):
+    """The tarball streamed into git fast-import: one pass and one pack, the
+    commit git add, commit and repack of the unpacked tree made (7c670ddef
+    from Debian's 6.12 tarball) in a third of the time, where a cold make
+    check waits for it."""
     (CACHE / "base").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".new.", dir=CACHE / "base"))
     try:
-        src, bare = tmp / "src", tmp / "repo.git"
-        src.mkdir()
-        say("first use of %s: unpacking it into a cached base repo (once)" % TARBALL.name)
-        subprocess.run(["tar", "-xf", str(TARBALL), "-C", str(src), "--strip-components=1"],
-                       check=True)
-        # Debian's tarball ignores every top-level path (a rule of its
-        # packaging repo): new files would be invisible to git status and add.
-        ignore = src / ".gitignore"
-        if ignore.exists():
-            ignore.write_text(re.sub(r"(?ms)^# Debian packaging.*?^!/debian/\n", "",
-                                     ignore.read_text()))
-        say("committing the base (once)")
-        subprocess.run(["git", "init", "-q", "--bare", "-b", "base", str(bare)], check=True)
-        wt = ["--git-dir=%s" % bare, "--work-tree=%s" % src, "-c", "core.bare=false"]
-        env = {"GIT_AUTHOR_DATE": IDENTITY["GIT_COMMITTER_DATE"]}
-        git(tmp, *wt, "add", "-A", "-f", env=env)
-        git(tmp, *wt, "commit", "-q", "-m", "kcolour base: " + TARBALL.name, "-m",
-            "The tarball as it is, except for Debian's ignore-everything rule in .gitignore.",
-            env=env)
-        git(tmp, *wt, "tag", "kcolour-base")
-        (bare / "index").unlink()
-        say("packing the base (once)")
-        git(tmp, *wt, "repack", "-q", "-a", "-d", "--window=0")
+        bare = tmp / "repo.git"
+        say("first use of %s: importing it into a cached base repo (once)" % TARBALL.name)
+        git(tmp, "init", "-q", "--bare", "-b", "base", str(bare))
+        fast_import = subprocess.Popen(["git", "-C", str(bare), "fast-import", "--quiet",
+                                        "--depth=0"], stdin=subprocess.PIPE)
+        assert fast_import.stdin is not None
+        try:
+            _import_tarball(fast_import.stdin)
+            fast_import.stdin.close()
+        except (OSError, EOFError, tarfile.TarError, lzma.LZMAError, zlib.error, Error) as e:
+            fast_import.kill()
+            fast_import.wait()
+            raise Error("%s: not a tarball git can import: %s" % (TARBALL, e)) from None
+        if fast_import.wait():
+            raise Error("git fast-import of %s failed" % TARBALL)
         bare.rename(repo)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return repo
+
+
+def _import_tarball(out):
+    """The tarball's files, its top directory stripped, as a fast-import
+    stream: each a blob, then one commit of them all (branch base, tag
+    kcolour-base).  Debian's tarball ignores every top-level path (a rule
+    of its packaging repo), which would hide new files from git status and
+    add: the commit leaves that rule out of .gitignore."""
+    files = []
+    with tarfile.open(TARBALL, "r:*") as tar:
+        for member in tar:
+            path = member.name.partition("/")[2]
+            if not path or member.isdir():
+                continue
+            if "\n" in path or path.startswith('"'):
+                raise Error("a path fast-import would need quoted: %r" % path)
+            if member.issym():
+                mode, data = "120000", member.linkname.encode()
+            elif member.isfile() or member.islnk():
+                reader = tar.extractfile(member)
+                assert reader is not None   # a regular file or a link to one
+                mode, data = "100755" if member.mode & 0o100 else "100644", reader.read()
+            else:
+                raise Error("%s is neither a file nor a symlink" % member.name)
+            if path == ".gitignore":
+                data = re.sub(rb"(?ms)^# Debian packaging.*?^!/debian/\n", b"", data)
+            files.append((mode, path))
+            out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (len(files), len(data), data))
+    message = ("kcolour base: %s\n\nThe tarball as it is, except for Debian's "
+               "ignore-everything rule in .gitignore.\n" % TARBALL.name).encode()
+    date = calendar.timegm(time.strptime(IDENTITY["GIT_COMMITTER_DATE"], "%Y-%m-%dT%H:%M:%SZ"))
+    who = ("%s <%s> %d +0000" % (IDENTITY["GIT_AUTHOR_NAME"], IDENTITY["GIT_AUTHOR_EMAIL"],
+                                 date)).encode()
+    out.write(b"commit refs/heads/base\nauthor %s\ncommitter %s\ndata %d\n%s" % (
+        who, who, len(message), message))
+    out.writelines(b"M %s :%d %s\n" % (mode.encode(), mark, path.encode())
+                   for mark, (mode, path) in enumerate(files, 1))
+    out.write(b"\nreset refs/tags/kcolour-base\nfrom refs/heads/base\n\ndone\n")
 
 
 def lay_tree(force: bool = False) -> None:

@@ -719,6 +719,69 @@ class TreeTest(unittest.TestCase):
         self.assertIn("uncommitted changes", self.tree.unsaved())
 
 
+class BaseRepoTest(unittest.TestCase):
+    """series._make_base_repo on a small tarball: the commit git add and
+    commit make of the unpacked tree (the way before fast-import)."""
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.tmp)
+        src = self.tmp / "linux-x" / "src"
+        (src / "scripts").mkdir(parents=True)
+        (src / "README").write_text("base\n")
+        (src / "scripts/run.sh").write_text("#!/bin/sh\n")
+        (src / "scripts/run.sh").chmod(0o755)
+        (src / "scripts/link").symlink_to("run.sh")
+        # Debian's rule, which the import leaves out
+        (src / ".gitignore").write_text("*.o\n# Debian packaging\n/*\n!/debian/\n")
+        self.src = src
+        mock.patch.object(series, "CACHE", self.tmp / "cache").start()
+        self.addCleanup(mock.patch.stopall)
+
+    def tarball(self, name, *members):
+        path = self.tmp / name
+        subprocess.run(["tar", "-cJf", str(path), "-C", str(self.src.parent)] + list(members),
+                       check=True)
+        mock.patch.object(series, "TARBALL", path).start()
+        return path
+
+    def test_same_commit(self):
+        """the tree, modes, symlink and .gitignore as git add -A and commit give them"""
+        tarball = self.tarball("linux-x.tar.xz", "src")
+        repo = series._make_base_repo(self.tmp / "cache/base/x.git")
+        (self.src / ".gitignore").write_text("*.o\n")
+        want = git_repo_of(self.src, tarball.name)
+        self.assertEqual(util.git(repo, "rev-parse", "kcolour-base^{tree}"),
+                         util.git(want, "rev-parse", "HEAD^{tree}"))
+        self.assertEqual(util.git(repo, "rev-parse", "base"),
+                         util.git(repo, "rev-parse", "kcolour-base"))
+        self.assertEqual(util.git(repo, "log", "-1", "--format=%an <%ae> %at %cn %ct%n%B", "base"),
+                         "kcolour project <kcolour@example.org> 946684800 kcolour project "
+                         "946684800\nkcolour base: linux-x.tar.xz\n\nThe tarball as it is, "
+                         "except for Debian's ignore-everything rule in .gitignore.")
+
+    def test_bad_tarball(self):
+        """a truncated tarball or a member git cannot hold: an Error, no repo left"""
+        good = self.tarball("linux-x.tar.xz", "src")
+        (self.tmp / "cut.tar.xz").write_bytes(good.read_bytes()[:len(good.read_bytes()) // 2])
+        mock.patch.object(series, "TARBALL", self.tmp / "cut.tar.xz").start()
+        with self.assertRaisesRegex(util.Error, "cut.tar.xz: not a tarball git can import"):
+            series._make_base_repo(self.tmp / "cache/base/x.git")
+        os.mkfifo(self.src / "fifo")
+        self.tarball("fifo.tar.xz", "src")
+        with self.assertRaisesRegex(util.Error, "src/fifo is neither a file nor a symlink"):
+            series._make_base_repo(self.tmp / "cache/base/x.git")
+        self.assertEqual(list((self.tmp / "cache/base").iterdir()), [])
+
+
+def git_repo_of(src, tarball_name):
+    """src committed the way _make_base_repo did before fast-import."""
+    util.git(src, "init", "-q", "-b", "base")
+    util.git(src, "add", "-A", "-f")
+    util.git(src, "commit", "-q", "-m", "kcolour base: " + tarball_name)
+    return src
+
+
 class CoverLetterTest(unittest.TestCase):
     """series.cover_letter on a tiny git repo: the 0000-cover-letter.patch make export writes."""
 
