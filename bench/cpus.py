@@ -202,8 +202,7 @@ class Cpus(Doc):
     def save(self, results):
         m = self.meta
         self.template("cpus", "intro", command=self.run.commands[0].split("   #")[0],
-                      date=m["date"], resumed=", resuming (RESUME=1) the run started on %s, "
-                      "whose boots it kept" % m["started"] if "started" in m else "",
+                      date=m["date"], resumed=self.resumed(),
                       banner=m["banner_bench"], fragments=m["fragments_bench"], cpu=m["cpu"],
                       kargs=m["kargs"], cpi=fmt(self.lat["cpi"]), l1=fmt(self.lat["L2"]),
                       l2=fmt(self.lat["L3"]), pick=", ".join(map(str, self.pick)),

@@ -30,6 +30,12 @@ class Doc:
         self.work, self.meta, self.boots = (run.work, run.meta, run.boots) if run else \
             (None, {}, {})
 
+    def resumed(self):
+        """What an intro says of a run that RESUME=1 finished: the run it
+        resumed, whose boots it kept ("" for a run in one go)."""
+        return (", resuming (RESUME=1) the run started on %s, whose boots it kept"
+                % self.meta["started"] if "started" in self.meta else "")
+
     def w(self, line=""):
         """One line; a line wrapped in the source joins with single spaces."""
         self.out.append(re.sub(r"\s*\n\s*", " ", line))
