@@ -13,7 +13,8 @@ docs/results/bench.md cites them); absolute figures are the median and the range
 over the layouts.  The checks (TAP
 on stdout): every phase complete, ab's requests all served, the MIN bound
 never above LRU or PLRU, repeated boots byte-identical, and the cost of the
-series built in but off against the base kernel.  QUICK: off and on at -smp 1
+series built in but off against the base kernel not measurably over its
+limits (insns_off_vs_base()).  QUICK: off and on at -smp 1
 and 2, two layouts, the bench-quick workloads, into build/bench/quick.
 Other CPUs' caches: bench/cpus.py (make bench-cpus, make bench-cpu).
 Flags (make's QUICK=1, JOBS=N, WORK=DIR, POOL=parallel, REPORT_ONLY=1, RESUME=1):
@@ -50,9 +51,10 @@ REPEATED = "on"
 SMPS, LAYOUTS = (1, 4), (1, 2, 3, 4, 5)
 QUICK_SMPS, QUICK_LAYOUTS = (1, 2), (1, 2)
 # Off against base: the limits set on the cost of the series built in, per
-# switch (the ring, every N pooled) and per fork, on the layouts' medians.
-# A target the page judges (insns_off_vs_base()), not a check of the run:
-# a run over it is a finding, which the page states.
+# switch (the ring, every N pooled) and per fork.  The run fails where the
+# paired interval lies above a limit (measurably over it); a median over it
+# whose interval holds the limit is a finding the page states, as the
+# layouts cannot tell it from the limit.
 INSN_TOLERANCE = {"ring": 0.001, "forkloop": 0.003}
 # The cycle model's inputs are scaled by each of these to test the verdicts.
 SENSITIVITY = (0.5, 1.0, 1.5)
@@ -347,9 +349,9 @@ class Report(Doc):
             self.template("bench", "verdict-smp", smp=smp, lines=self.verdicts(smp) + [""])
         self.template(
             "bench", "instructions", window=m.get("min_window", "?"), off_cost="; ".join(
-                "per %s (%s) off %.1f, base %.1f, %+.3f%%, %s its %.1f%% limit, paired %s" % (
-                    unit, "the ring, every N pooled" if w == "ring" else w, a, b, d,
-                    "within" if abs(d) <= limit else "**over**", limit, p.cell())
+                "per %s (%s) off %.1f, base %.1f: %+.3f%%, paired %s, %s" % (
+                    unit, "the ring, every N pooled" if w == "ring" else w, a, b, d, p.cell(),
+                    against_limit(d, limit, p))
                 for w, unit, a, b, d, limit, p in insns_off_vs_base(self.boots, self.layouts))
             if {"off", "base"} <= set(self.names) and len(self.layouts) > 1 else
             "not measured (this run boots no base kernel)",
@@ -409,6 +411,25 @@ def check_phases(run, names):
             % len(names), bad_min[:10])
 
 
+def against_limit(median, limit, p):
+    """What the page says of an off cost (in %) against its limit, given its
+    paired interval p."""
+    if p.lo > limit:
+        return "**measurably over** its %.1f%% limit" % limit
+    if median > limit:
+        return "the median over its %.1f%% limit, the interval holding it" % limit
+    return "within its %.1f%% limit" % limit
+
+
+def check_insns(run, layouts):
+    """The off cost not measurably over its limits.  A quick run's counts do
+    not resolve 0.1%: skipped."""
+    for workload, unit, a, b, d, limit, p in insns_off_vs_base(run.boots, layouts):
+        run.tap(p.lo <= limit, "instructions per %s, %s, -smp 1: off %.1f, base %.1f, %+.3f%%, "
+                "paired %s: not measurably over the %.1f%% limit" % (
+                    unit, workload, a, b, d, p.cell(), limit))
+
+
 def insns_off_vs_base(boots, layouts):
     """Off against base, instructions per switch (the ring, every N pooled)
     and per fork, -smp 1: [(workload, unit, off's median over the layouts,
@@ -457,6 +478,8 @@ def main(argv=None):
     ok = run.check_boots([b[0] for b in boots] + [r + ".repeat" for r in repeats])
     if ok:
         check_phases(run, [b[0] for b in boots])
+        if not quick:
+            check_insns(run, layouts)
     for r in repeats:
         run.tap(same(run.boots, r), "determinism: two boots of %s (%s, then %s pool) gave %s "
                 "plugin output" % (r, pools[0], pools[1], "byte-identical" if same(run.boots, r)

@@ -130,7 +130,7 @@ class Cpus(Doc):
         self.workloads = list(self.cyc[cases[0][0], 0, pick[0]])
         self.has_placebo = PLACEBO in cases
         self.case_names = [c for c, _ in cases]
-        # Each derived line's own placebo was booted (runs since 2026-12-07)
+        # Some derived line's own placebo was booted (runs since 2026-12-07).
         self.has_own_placebo = any(self.own_placebo(i) for i in range(len(cpus)))
         self.opt, self.fixed = self.choose()
 
@@ -227,7 +227,8 @@ class Cpus(Doc):
             fixed=self.fixed, results=self.results_table(hits), slack="%g" % TARGET_SLACK,
             within=sum(h[0] is True for h in hits), ncpus=len(hits),
             beats=sum(h[1] is True for h in hits), worse=sum(len(h[2]) for h in hits),
-            worse_own="; measurably above its own placebo on %d" % sum(len(h[3]) for h in hits)
+            worse_own="; measurably above its own placebo on %d workload x CPU pairs" %
+            sum(len(h[3]) for h in hits)
             if self.has_own_placebo else "")
         power = self.power()
         if power and len(self.score) > 1:
@@ -453,7 +454,8 @@ def main(argv=None):
               record=None if one else "cpus", command=command, **run_args(opts))
     run.image("bench", "bench")
     run.meta.setdefault("kargs", " ".join(run.kargs))
-    cases = run.booted_cases(cases, pick[0])
+    # A record from before the derived lines' own placebos has none.
+    cases = run.booted_cases(cases, pick[0], lambda c: c.startswith(PLACEBO[0] + "-"))
     boots = layout_boots(cases, pick + score, "bench")
     run.boot("settings x layouts", boots)
     names = [b[0] for b in boots]

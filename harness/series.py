@@ -18,8 +18,8 @@ branch series-NAME, which an interactive rebase moves along
 (rebase.updateRefs); make export splits the commits there.
 
 Base kernel: KSRC=/path/to/git/tree if set, else KERNEL_TARBALL (default
-Debian's linux-source-6.12), unpacked and committed once into a bare repo
-under $KCOLOUR_CACHE/base.
+Debian's linux-source-6.12), imported once (git fast-import) into a bare
+repo under $KCOLOUR_CACHE/base.
 """
 
 import calendar
@@ -190,10 +190,8 @@ def _base_repo():
 
 
 def _make_base_repo(repo):
-    """The tarball streamed into git fast-import: one pass and one pack, the
-    commit git add, commit and repack of the unpacked tree made (7c670ddef
-    from Debian's 6.12 tarball) in a third of the time, where a cold make
-    check waits for it."""
+    """The tarball streamed into git fast-import, one pass and one pack: the
+    commit that git add -A -f and commit of the unpacked tree make."""
     (CACHE / "base").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".new.", dir=CACHE / "base"))
     try:
@@ -206,12 +204,18 @@ def _make_base_repo(repo):
         try:
             _import_tarball(fast_import.stdin)
             fast_import.stdin.close()
-        except (OSError, EOFError, tarfile.TarError, lzma.LZMAError, zlib.error, Error) as e:
-            fast_import.kill()
+        except BrokenPipeError:
+            pass    # fast-import stopped reading: its exit status says why
+        except BaseException as e:
+            fast_import.kill()  # the stream stopped short of its end
             fast_import.wait()
-            raise Error("%s: not a tarball git can import: %s" % (TARBALL, e)) from None
-        if fast_import.wait():
-            raise Error("git fast-import of %s failed" % TARBALL)
+            if isinstance(e, (OSError, EOFError, tarfile.TarError, lzma.LZMAError, zlib.error,
+                              Error)):
+                raise Error("%s: not a tarball git can import: %s" % (TARBALL, e)) from None
+            raise
+        rc = fast_import.wait()
+        if rc:
+            raise Error("git fast-import of %s failed (exit %d)" % (TARBALL, rc))
         bare.rename(repo)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -225,6 +229,7 @@ def _import_tarball(out):
     of its packaging repo), which would hide new files from git status and
     add: the commit leaves that rule out of .gitignore."""
     files = []
+    out.write(b"feature done\n")   # a stream cut short is an error, not a commit
     with tarfile.open(TARBALL, "r:*") as tar:
         for member in tar:
             path = member.name.partition("/")[2]
@@ -232,6 +237,7 @@ def _import_tarball(out):
                 continue
             if "\n" in path or path.startswith('"'):
                 raise Error("a path fast-import would need quoted: %r" % path)
+            name = path.encode("utf-8", "surrogateescape")   # the tarball's bytes
             if member.issym():
                 mode, data = "120000", member.linkname.encode()
             elif member.isfile() or member.islnk():
@@ -242,17 +248,19 @@ def _import_tarball(out):
                 raise Error("%s is neither a file nor a symlink" % member.name)
             if path == ".gitignore":
                 data = re.sub(rb"(?ms)^# Debian packaging.*?^!/debian/\n", b"", data)
-            files.append((mode, path))
+            files.append((mode, name))
             out.write(b"blob\nmark :%d\ndata %d\n%s\n" % (len(files), len(data), data))
     message = ("kcolour base: %s\n\nThe tarball as it is, except for Debian's "
                "ignore-everything rule in .gitignore.\n" % TARBALL.name).encode()
+    # IDENTITY's date is UTC (harness/util.py); both roles are the project's.
     date = calendar.timegm(time.strptime(IDENTITY["GIT_COMMITTER_DATE"], "%Y-%m-%dT%H:%M:%SZ"))
-    who = ("%s <%s> %d +0000" % (IDENTITY["GIT_AUTHOR_NAME"], IDENTITY["GIT_AUTHOR_EMAIL"],
-                                 date)).encode()
+    author, committer = ("%s <%s> %d +0000" % (IDENTITY["GIT_%s_NAME" % role],
+                                               IDENTITY["GIT_%s_EMAIL" % role], date)
+                         for role in ("AUTHOR", "COMMITTER"))
     out.write(b"commit refs/heads/base\nauthor %s\ncommitter %s\ndata %d\n%s" % (
-        who, who, len(message), message))
-    out.writelines(b"M %s :%d %s\n" % (mode.encode(), mark, path.encode())
-                   for mark, (mode, path) in enumerate(files, 1))
+        author.encode(), committer.encode(), len(message), message))
+    out.writelines(b"M %s :%d %s\n" % (mode.encode(), mark, name)
+                   for mark, (mode, name) in enumerate(files, 1))
     out.write(b"\nreset refs/tags/kcolour-base\nfrom refs/heads/base\n\ndone\n")
 
 

@@ -285,14 +285,19 @@ class Run:
         self.boots.update((c[0], Boot(self.work / c[0])) for c in cases)
         self.cases += cases
 
-    def booted_cases(self, cases, layout):
+    def booted_cases(self, cases, layout, optional):
         """Of cases (NAME, ARGS), those this run boots: every one, but in a
         replay only those its record booted (in layout N), so that a page
-        written again from an older record shows what that run booted."""
+        written again from an older record shows what that run booted.  Only
+        a case optional(NAME) allows may be missing from the record."""
         if not self.replay:
             return cases
         held = {line.split(" ", 1)[0] for line in (self.work / "cases").read_text().splitlines()}
-        return [c for c in cases if boot_name(c[0], layout) in held]
+        missing = [c for c, _ in cases if boot_name(c, layout) not in held]
+        if not all(map(optional, missing)):
+            self.bail("the record has no boot of %s" % ", ".join(
+                c for c in missing if not optional(c)))
+        return [c for c in cases if c[0] not in missing]
 
     def run_boots(self, stage, cases, engine):
         # Several vCPUs hang under -icount (bench/cachesim/README.md, SMP):

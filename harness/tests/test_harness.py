@@ -732,6 +732,8 @@ class BaseRepoTest(unittest.TestCase):
         (src / "scripts/run.sh").write_text("#!/bin/sh\n")
         (src / "scripts/run.sh").chmod(0o755)
         (src / "scripts/link").symlink_to("run.sh")
+        (src / "empty").write_text("")
+        (src / "a path with spaces.txt").write_text("x\n")
         # Debian's rule, which the import leaves out
         (src / ".gitignore").write_text("*.o\n# Debian packaging\n/*\n!/debian/\n")
         self.src = src
@@ -746,7 +748,8 @@ class BaseRepoTest(unittest.TestCase):
         return path
 
     def test_same_commit(self):
-        """the tree, modes, symlink and .gitignore as git add -A and commit give them"""
+        """the tree, modes, a symlink, an empty file, spaces in a path and .gitignore as
+        git add -A and commit give them"""
         tarball = self.tarball("linux-x.tar.xz", "src")
         repo = series._make_base_repo(self.tmp / "cache/base/x.git")
         (self.src / ".gitignore").write_text("*.o\n")
