@@ -195,6 +195,23 @@ def main():
     t(own == ["placebo-da", None, (True, True, [], ["w2"])],
       "bench-cpus: a derived line below off but above its own placebo on a workload is worse "
       "than its placebo there; a CPU whose line has no placebo booted has none", [str(own)])
+    # The page's table and summary with an own placebo for CPU a only.
+    rep.opt, rep.has_placebo, rep.has_own_placebo = ["da", "db"], False, True
+    for c in rep.cpus:
+        c.set = "fit"
+    table = rep.results_table([rep.targets(0), rep.targets(1)])
+    by = rep.by_workload(rep.derived, rep.own_placebo)
+    t(len([x for x in table if x]) == 4 and "derived's own placebo" in table[0] and
+      table[0].count("|") == table[2].count("|") == table[3].count("|") and
+      table[2].split(" | ")[5] == rep.rel("placebo-da", 0) and
+      table[2].rstrip(" |").endswith("w2") and
+      table[3].split(" | ")[5] == "-" and table[3].rstrip(" |").endswith("-") and
+      by == "; ".join("%s %s on 1 of 1 CPUs (%+.2f%%)" % (w, what, rep.pair(
+          "da", 0, rep.score, w, control="placebo-da").pct)
+          for w, what in (("w1", "lower"), ("w2", "higher"))),
+      "bench-cpus' page: a column for the derived line's own placebo and one for the "
+      "workloads it is worse than it on, '-' for a CPU without one; the summary counts only "
+      "CPUs with a placebo", table + [by])
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
