@@ -416,8 +416,11 @@ def against_limit(median, limit, p):
     paired interval p."""
     if p.lo > limit:
         return "**measurably over** its %.1f%% limit" % limit
+    if p.hi > limit:
+        return "the median %s its %.1f%% limit, the interval holding it" % (
+            "over" if median > limit else "within", limit)
     if median > limit:
-        return "the median over its %.1f%% limit, the interval holding it" % limit
+        return "the median over its %.1f%% limit, the interval below it" % limit
     return "within its %.1f%% limit" % limit
 
 

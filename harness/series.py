@@ -23,6 +23,7 @@ repo under $KCOLOUR_CACHE/base.
 """
 
 import calendar
+import contextlib
 import hashlib
 import lzma
 import os
@@ -205,10 +206,13 @@ def _make_base_repo(repo):
             _import_tarball(fast_import.stdin)
             fast_import.stdin.close()
         except BrokenPipeError:
-            pass    # fast-import stopped reading: its exit status says why
+            with contextlib.suppress(OSError):  # what is left unsent goes nowhere
+                fast_import.stdin.close()
         except BaseException as e:
             fast_import.kill()  # the stream stopped short of its end
             fast_import.wait()
+            with contextlib.suppress(OSError):
+                fast_import.stdin.close()
             if isinstance(e, (OSError, EOFError, tarfile.TarError, lzma.LZMAError, zlib.error,
                               Error)):
                 raise Error("%s: not a tarball git can import: %s" % (TARBALL, e)) from None
@@ -239,7 +243,7 @@ def _import_tarball(out):
                 raise Error("a path fast-import would need quoted: %r" % path)
             name = path.encode("utf-8", "surrogateescape")   # the tarball's bytes
             if member.issym():
-                mode, data = "120000", member.linkname.encode()
+                mode, data = "120000", member.linkname.encode("utf-8", "surrogateescape")
             elif member.isfile() or member.islnk():
                 reader = tar.extractfile(member)
                 assert reader is not None   # a regular file or a link to one
