@@ -84,11 +84,16 @@ def derived_key(line):
 def placebo_of(name, line):
     """The placebo of setting NAME's kstack_colour= line: the same fields
     with colouring off, so an argument one character longer."""
-    return "placebo-" + name, "kstack_colour=off" + line[len("kstack_colour=on"):]
+    return PLACEBO[0] + "-" + name, "kstack_colour=off" + line[len("kstack_colour=on"):]
+
+
+def is_own_placebo(name):
+    """A derived line's own placebo (placebo_of())."""
+    return name.startswith(PLACEBO[0] + "-")
 
 
 def is_placebo(name):
-    return name == PLACEBO[0] or name.startswith(PLACEBO[0] + "-")
+    return name == PLACEBO[0] or is_own_placebo(name)
 
 
 def settings(cpus, grid, placebo=True):
@@ -237,18 +242,11 @@ class Cpus(Doc):
                               n, hw, "n/a" if need is None else "%d" % need)
                               for n, hw, need in power))
         if self.has_placebo:
-            bias = [self.pair(PLACEBO[0], i, self.score, w) for i in range(len(self.cpus))
-                    for w in self.workloads]
-            self.template("cpus", "placebo", real=sum(b.real for b in bias), cells=len(bias),
-                          largest="%+.2f%%" % max((b.pct for b in bias), key=abs),
+            self.template("cpus", "placebo", **self.bias(lambda i: PLACEBO[0]),
                           placebo_by=self.by_workload(lambda i: PLACEBO[0]),
                           derived_by=self.by_workload(self.derived))
         if self.has_own_placebo:
-            colours = [i for i in range(len(self.cpus)) if self.own_placebo(i)]
-            bias = [self.pair(self.own_placebo(i), i, self.score, w) for i in colours
-                    for w in self.workloads]
-            self.template("cpus", "own-placebo", real=sum(b.real for b in bias),
-                          cells=len(bias), largest="%+.2f%%" % max((b.pct for b in bias), key=abs),
+            self.template("cpus", "own-placebo", **self.bias(self.own_placebo),
                           placebo_by=self.by_workload(self.own_placebo),
                           derived_by=self.by_workload(self.derived, self.own_placebo))
         self.grid_section()
@@ -283,6 +281,15 @@ class Cpus(Doc):
                            ["workloads where derived is worse than its own placebo"] * own,
                            rows, "llr" + "r" * self.has_placebo + "rr" + "r" * own + "rlll" +
                            "l" * own)
+
+    def bias(self, placebo):
+        """placebo(CPU index) (None: no placebo) against off, each CPU and
+        workload on the scoring layouts: how many intervals exclude 0 (real)
+        of how many (cells), and the largest mean."""
+        cells = [self.pair(placebo(i), i, self.score, w) for i in range(len(self.cpus))
+                 if placebo(i) for w in self.workloads]
+        return {"real": sum(c.real for c in cells), "cells": len(cells),
+                "largest": "%+.2f%%" % max((c.pct for c in cells), key=abs)}
 
     def by_workload(self, case, control=lambda i: "off"):
         """Where case(CPU index) differs from control(CPU index) (off) on the
@@ -455,7 +462,7 @@ def main(argv=None):
     run.image("bench", "bench")
     run.meta.setdefault("kargs", " ".join(run.kargs))
     # A record from before the derived lines' own placebos has none.
-    cases = run.booted_cases(cases, pick[0], lambda c: c.startswith(PLACEBO[0] + "-"))
+    cases = run.booted_cases(cases, pick[0], is_own_placebo)
     boots = layout_boots(cases, pick + score, "bench")
     run.boot("settings x layouts", boots)
     names = [b[0] for b in boots]
